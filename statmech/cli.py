@@ -1,0 +1,110 @@
+"""The ``statmech`` command line.
+
+Subcommands are contributed by the modules of :mod:`statmech.commands`: each
+defines ``register(subparsers)`` and sets ``func`` (a callable taking the parsed
+namespace and returning an exit code) on the parsers it adds.  ``--json`` output is
+produced with :func:`emit`.
+
+Exit codes: 0 success, 1 a solver failed to converge, 2 a bad argument (one line on
+stderr, never a traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import pkgutil
+import sys
+
+import numpy as np
+
+from .errors import ConvergenceError
+
+__all__ = ["main", "build_parser", "emit", "ArgumentParser"]
+
+
+class _BadArgument(Exception):
+    pass
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse parser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message):
+        raise _BadArgument(f"{self.prog}: error: {message}")
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return _jsonable(v.tolist())
+    if isinstance(v, (np.floating,)):
+        v = float(v)
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.bool_,)):
+        return bool(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def emit(args, data: dict, text: str | None = None):
+    """Print ``data`` as JSON when ``args.json`` is set, else ``text`` (or key = value lines)."""
+    if getattr(args, "json", False):
+        print(json.dumps(_jsonable(data)))
+    elif text is not None:
+        print(text)
+    else:
+        for k, v in _jsonable(data).items():
+            print(f"{k} = {v}")
+    return 0
+
+
+def float_or_inf(s):
+    """argparse type: a float, accepting 'inf'."""
+    try:
+        v = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {s!r}") from None
+    if math.isnan(v):
+        raise argparse.ArgumentTypeError("NaN is not allowed")
+    return v
+
+
+def build_parser():
+    parser = ArgumentParser(prog="statmech", description=__doc__.split("\n\n")[0],
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"statmech {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    sub.required = True
+    from . import commands
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        mod = importlib.import_module(f"{commands.__name__}.{info.name}")
+        mod.register(sub)
+    return parser
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        return int(args.func(args) or 0)
+    except _BadArgument as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"statmech: error: {exc}", file=sys.stderr)
+        return 2
+    except ConvergenceError as exc:
+        print(f"statmech: did not converge: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("statmech: interrupted", file=sys.stderr)
+        return 130

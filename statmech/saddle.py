@@ -1,0 +1,300 @@
+"""Saddle-point core: one result type and the solvers every model uses.
+
+* :class:`SaddlePoint` -- frozen result of every solver: control parameters, order
+  parameters, thermodynamic quantities, convergence report and stability.
+  Attribute access falls through to the dicts, so ``res.q``, ``res.entropy``,
+  ``res.alpha`` all work.  For vectorized calls every entry is an array of the
+  broadcast parameter shape (see :func:`stack`).
+* :func:`newton` -- Newton's method with backtracking line search on ||F||, an
+  analytic Jacobian when given (finite differences as fallback), a residual
+  tolerance *and* a step tolerance, and an optional domain predicate.
+* :func:`fixed_point` -- damped fixed-point iteration x <- (1-d) x + d G(x).
+* :func:`root_scalar` -- bracketed 1-d root (Brent) raising ConvergenceError.
+* :func:`hessian_fd`, :func:`jacobian_fd` -- central finite differences (fallback
+  and for tests of analytic derivatives).
+
+Every failure raises :class:`statmech.ConvergenceError` carrying the last iterate,
+the residual and the iteration count.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable
+
+import numpy as np
+from scipy import optimize
+
+from .errors import ConvergenceError
+
+__all__ = ["SaddlePoint", "SolveInfo", "newton", "fixed_point", "root_scalar", "jacobian_fd",
+           "hessian_fd", "stack", "vectorize_over"]
+
+
+@dataclass(frozen=True)
+class SolveInfo:
+    """Raw outcome of a numerical solve."""
+    x: np.ndarray
+    residual: float
+    iterations: int
+    converged: bool
+
+
+@dataclass(frozen=True)
+class SaddlePoint:
+    """Result of a saddle-point (or extremum) computation.
+
+    Attributes
+    ----------
+    model : str, e.g. ``"perceptron.spherical_storage"``
+    params : control parameters (``alpha``, ``kappa``, ``K`` ...)
+    order_params : order parameters (``q``, ``q_hat``, ``R``, ``S``, ``C`` ...)
+    thermo : thermodynamic quantities (``entropy``, ``free_energy``, ``generalization_error`` ...)
+    converged : bool (or bool array)
+    residual : final residual norm (max-norm of the saddle-point equations)
+    iterations : iterations used
+    hessian_eigenvalues : eigenvalues of the Hessian of the (RS) functional at the solution
+        in the order-parameter space, ascending, or None
+    replicon : the replicon (AT) eigenvalue where defined, or None
+    rs_stable : True/False where the stability of the RS solution is known, else None
+    extra : anything else (branch name, notes, auxiliary data)
+    """
+    model: str
+    params: dict
+    order_params: dict
+    thermo: dict
+    converged: Any = True
+    residual: Any = 0.0
+    iterations: Any = 0
+    hessian_eigenvalues: Any = None
+    replicon: Any = None
+    rs_stable: Any = None
+    extra: dict = field(default_factory=dict)
+
+    def __getattr__(self, name):
+        # only called when normal lookup fails
+        if name.startswith("__"):
+            raise AttributeError(name)
+        for d in ("order_params", "thermo", "params", "extra"):
+            dd = object.__getattribute__(self, d)
+            if name in dd:
+                return dd[name]
+        raise AttributeError(f"{type(self).__name__} of {object.__getattribute__(self, 'model')} has no {name!r}")
+
+    def to_dict(self):
+        """Plain JSON-friendly dict (arrays become lists)."""
+        def conv(v):
+            if isinstance(v, np.ndarray):
+                return v.tolist()
+            if isinstance(v, (np.floating, np.integer, np.bool_)):
+                return v.item()
+            if isinstance(v, dict):
+                return {k: conv(x) for k, x in v.items()}
+            return v
+        return {f.name: conv(getattr(self, f.name)) for f in fields(self)}
+
+
+def jacobian_fd(F, x, h=None):
+    """Central finite-difference Jacobian of F at x."""
+    x = np.asarray(x, dtype=float)
+    f0 = np.atleast_1d(F(x))
+    J = np.empty((f0.size, x.size))
+    for j in range(x.size):
+        hj = h if h is not None else 1e-6 * max(1.0, abs(x[j]))
+        e = np.zeros_like(x)
+        e[j] = hj
+        J[:, j] = (np.atleast_1d(F(x + e)) - np.atleast_1d(F(x - e))) / (2 * hj)
+    return J
+
+
+def hessian_fd(f, x, h=None):
+    """Central finite-difference Hessian of a scalar function f at x."""
+    x = np.asarray(x, dtype=float)
+    n = x.size
+    Hm = np.empty((n, n))
+    hs = [h if h is not None else 1e-4 * max(1.0, abs(xi)) for xi in x]
+    for i in range(n):
+        for j in range(i, n):
+            ei = np.zeros(n)
+            ej = np.zeros(n)
+            ei[i] = hs[i]
+            ej[j] = hs[j]
+            v = (f(x + ei + ej) - f(x + ei - ej) - f(x - ei + ej) + f(x - ei - ej)) / (4 * hs[i] * hs[j])
+            Hm[i, j] = Hm[j, i] = v
+    return Hm
+
+
+def newton(F, x0, jac=None, *, tol=1e-12, xtol=1e-14, maxiter=100, in_domain=None,
+           max_backtrack=40, raise_on_fail=True):
+    """Solve F(x) = 0 by Newton's method with backtracking.
+
+    Parameters
+    ----------
+    F : callable x -> residual vector (same length as x)
+    x0 : starting point (warm start)
+    jac : callable x -> Jacobian matrix; finite differences if None
+    tol : convergence when max|F| <= tol ...
+    xtol : ... and the last step satisfied max|dx| <= xtol * (1 + max|x|), or max|F| <= tol/100
+    in_domain : optional predicate; steps leaving the domain are halved
+    raise_on_fail : raise ConvergenceError (default) or return SolveInfo(converged=False)
+
+    Returns
+    -------
+    SolveInfo
+    """
+    x = np.atleast_1d(np.asarray(x0, dtype=float)).copy()
+    if in_domain is not None and not in_domain(x):
+        raise ConvergenceError("newton: starting point outside the domain", x=x, iterations=0)
+    f = np.atleast_1d(np.asarray(F(x), dtype=float))
+    norm = float(np.max(np.abs(f))) if f.size else 0.0
+    step_ok = False
+    it = 0
+    for it in range(1, maxiter + 1):
+        if not np.all(np.isfinite(f)):
+            break
+        if norm <= tol and (step_ok or norm <= tol * 1e-2):
+            return SolveInfo(x, norm, it - 1, True)
+        J = np.atleast_2d(jac(x)) if jac is not None else jacobian_fd(F, x)
+        try:
+            dx = np.linalg.solve(J, -f)
+        except np.linalg.LinAlgError:
+            dx = np.linalg.lstsq(J, -f, rcond=None)[0]
+        if not np.all(np.isfinite(dx)):
+            break
+        lam = 1.0
+        accepted = False
+        for _ in range(max_backtrack):
+            xn = x + lam * dx
+            if in_domain is None or in_domain(xn):
+                fn = np.atleast_1d(np.asarray(F(xn), dtype=float))
+                nn = float(np.max(np.abs(fn)))
+                if np.all(np.isfinite(fn)) and (nn <= (1 - 1e-4 * lam) * norm or nn <= tol):
+                    accepted = True
+                    break
+            lam *= 0.5
+        if not accepted:
+            # accept a tiny non-increasing step only if we are already at tolerance
+            if norm <= tol:
+                return SolveInfo(x, norm, it, True)
+            break
+        step = float(np.max(np.abs(xn - x)))
+        step_ok = step <= xtol * (1.0 + float(np.max(np.abs(xn))))
+        x, f, norm = xn, fn, nn
+        if norm <= tol and step_ok:
+            return SolveInfo(x, norm, it, True)
+    if norm <= tol:
+        return SolveInfo(x, norm, it, True)
+    if raise_on_fail:
+        raise ConvergenceError("newton did not converge", x=x, residual=norm, iterations=it,
+                               diagnostics={"tol": tol})
+    return SolveInfo(x, norm, it, False)
+
+
+def fixed_point(G, x0, *, damping=0.5, tol=1e-12, xtol=1e-14, maxiter=10000, in_domain=None,
+                residual=None, raise_on_fail=True):
+    """Damped fixed-point iteration x <- (1 - damping) x + damping G(x).
+
+    Converged when max|G(x) - x| <= tol (or max|residual(x)| when ``residual`` is
+    given) and the last step is below ``xtol``.
+    """
+    x = np.atleast_1d(np.asarray(x0, dtype=float)).copy()
+    norm = math.inf
+    for it in range(1, maxiter + 1):
+        gx = np.atleast_1d(np.asarray(G(x), dtype=float))
+        if not np.all(np.isfinite(gx)):
+            break
+        d = gx - x
+        xn = x + damping * d
+        if in_domain is not None and not in_domain(xn):
+            raise ConvergenceError("fixed_point left the domain", x=xn, residual=norm, iterations=it)
+        norm = float(np.max(np.abs(residual(xn)))) if residual is not None else float(np.max(np.abs(d)))
+        step = float(np.max(np.abs(xn - x)))
+        x = xn
+        if norm <= tol and step <= max(xtol * (1 + float(np.max(np.abs(x)))), tol):
+            return SolveInfo(x, norm, it, True)
+    if raise_on_fail:
+        raise ConvergenceError("fixed_point did not converge", x=x, residual=norm, iterations=maxiter,
+                               diagnostics={"damping": damping, "tol": tol})
+    return SolveInfo(x, norm, maxiter, False)
+
+
+def root_scalar(f, bracket, *, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200):
+    """Root of a scalar function in ``bracket`` (Brent); ConvergenceError if not bracketed.
+
+    Returns SolveInfo with x a 1-element array and residual |f(root)|.
+    """
+    a, b = map(float, bracket)
+    fa, fb = f(a), f(b)
+    if not (np.isfinite(fa) and np.isfinite(fb)) or fa * fb > 0:
+        raise ConvergenceError("root_scalar: root not bracketed", x=[a, b], residual=float(min(abs(fa), abs(fb))) if np.isfinite(fa) and np.isfinite(fb) else None,
+                               diagnostics={"f(a)": float(fa), "f(b)": float(fb)})
+    try:
+        r, res = optimize.brentq(f, a, b, xtol=xtol, rtol=rtol, maxiter=maxiter, full_output=True)
+    except (RuntimeError, ValueError) as exc:
+        raise ConvergenceError(f"root_scalar failed: {exc}", x=[a, b]) from None
+    if not res.converged:
+        raise ConvergenceError("root_scalar did not converge", x=[r], iterations=res.iterations)
+    return SolveInfo(np.array([r]), float(abs(f(r))), res.iterations, True)
+
+
+def stack(results, shape, model=None):
+    """Combine scalar :class:`SaddlePoint` results (flat list) into one with array entries."""
+    results = list(results)
+    if not results:
+        raise ValueError("results must be non-empty")
+    first = results[0]
+
+    def arr(vals):
+        try:
+            a = np.array(vals)
+        except ValueError:
+            a = np.empty(len(vals), dtype=object)
+            a[:] = vals
+        if a.dtype == object:
+            return a.reshape(shape + a.shape[1:]) if a.ndim == 1 else a
+        return a.reshape(tuple(shape) + a.shape[1:])
+
+    def dict_stack(name):
+        keys = getattr(first, name).keys()
+        return {k: arr([getattr(r, name)[k] for r in results]) for k in keys}
+
+    def opt(name):
+        vals = [getattr(r, name) for r in results]
+        if all(v is None for v in vals):
+            return None
+        return arr([np.nan if v is None else v for v in vals]) if name != "hessian_eigenvalues" else \
+            np.array([np.full_like(np.atleast_1d(first.hessian_eigenvalues), np.nan, dtype=float) if v is None else v for v in vals]).reshape(tuple(shape) + (-1,))
+
+    return SaddlePoint(
+        model=model or first.model,
+        params=dict_stack("params"),
+        order_params=dict_stack("order_params"),
+        thermo=dict_stack("thermo"),
+        converged=arr([r.converged for r in results]),
+        residual=arr([r.residual for r in results]),
+        iterations=arr([r.iterations for r in results]),
+        hessian_eigenvalues=opt("hessian_eigenvalues"),
+        replicon=opt("replicon"),
+        rs_stable=None if all(r.rs_stable is None for r in results) else arr([r.rs_stable for r in results]),
+        extra={},
+    )
+
+
+def vectorize_over(solve_one: Callable, *arrays, model=None, warm_start=True):
+    """Run ``solve_one(*scalars, guess=previous_result_or_None)`` over broadcast arrays.
+
+    Returns a scalar :class:`SaddlePoint` for scalar inputs, else a stacked one.
+    Points are visited in order so that each solve is warm-started from the previous
+    one (pass sorted grids for best results).
+    """
+    b = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in arrays])
+    shape = b[0].shape
+    if shape == ():
+        return solve_one(*[float(x) for x in b], guess=None)
+    out = []
+    prev = None
+    for idx in np.ndindex(shape):
+        r = solve_one(*[float(x[idx]) for x in b], guess=prev if warm_start else None)
+        out.append(r)
+        prev = r
+    return stack(out, shape, model=model)
