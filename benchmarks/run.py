@@ -1,0 +1,65 @@
+"""Run every benchmark and write benchmarks/results.md and results.json.
+
+Each ``benchmarks/bench_*.py`` defines ``run() -> list[dict]``; a row has the keys
+``name`` (what is computed), ``statmech_s`` (seconds after warm-up), ``baseline_s``
+(the straightforward scipy quad + fsolve / minimize implementation a user would
+write, at equal accuracy), ``ratio`` (baseline_s / statmech_s), ``rel_diff``
+(relative difference of the two results) and optional ``notes``.
+
+Usage: ``python benchmarks/run.py [--only NAME ...]``
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from statmech.io import atomic_write_json, atomic_write_text  # noqa: E402
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def fmt(x, spec):
+    return "" if x is None else format(x, spec)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", nargs="*", help="benchmark file stems (e.g. bench_perceptron)")
+    args = ap.parse_args(argv)
+    rows = []
+    for path in sorted(HERE.glob("bench_*.py")):
+        if args.only and path.stem not in args.only:
+            continue
+        t0 = time.perf_counter()
+        for row in load(path).run():
+            row.setdefault("group", path.stem.removeprefix("bench_"))
+            rows.append(row)
+            print(f"{row['group']:>14} | {row['name']:<55} | {fmt(row.get('ratio'), '9.1f')}x", flush=True)
+        print(f"  ({path.name}: {time.perf_counter() - t0:.1f} s)", flush=True)
+    meta = {"python": platform.python_version(), "machine": platform.machine(), "cpus": __import__("os").cpu_count()}
+    atomic_write_json(HERE / "results.json", {"meta": meta, "rows": rows})
+    lines = ["| group | computation | statmech (ms) | scipy baseline (ms) | speed-up | rel. difference | notes |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        lines.append(f"| {r['group']} | {r['name']} | {fmt(1e3 * r['statmech_s'], '.3g')} | "
+                     f"{fmt(None if r.get('baseline_s') is None else 1e3 * r['baseline_s'], '.3g')} | "
+                     f"{fmt(r.get('ratio'), '.0f')}{'x' if r.get('ratio') else ''} | {fmt(r.get('rel_diff'), '.1e')} | {r.get('notes', '')} |")
+    atomic_write_text(HERE / "results.md", "\n".join(lines) + "\n")
+    print((HERE / "results.md").read_text())
+
+
+if __name__ == "__main__":
+    main()
