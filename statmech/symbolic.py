@@ -41,7 +41,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from .io import atomic_write_text
 
-__all__ = ["H", "LogH", "InvMills", "Gauss", "Log2Cosh", "Scalar", "Expectation", "kernels",
+__all__ = ["H", "LogH", "InvMills", "Gauss", "Log2Cosh", "Scalar", "Expectation", "Code", "kernels",
            "cache_dir"]
 
 
@@ -148,6 +148,17 @@ class Expectation:
     exprs: object
 
 
+@dataclass(frozen=True)
+class Code:
+    """Verbatim source appended to the generated module after the kernels.
+
+    For numba solver loops that call the generated kernels (they are module globals
+    there, so ``cache=True`` works), e.g. a warm-started Newton sweep.  The source is
+    dedented; it may use ``math``, ``numba``, ``np`` (numpy) and the kernels.
+    """
+    source: str
+
+
 def _as_tuple(exprs):
     if isinstance(exprs, (list, tuple)):
         return tuple(sp.sympify(e) for e in exprs), True
@@ -205,10 +216,16 @@ def generate_source(specs, origin="<specs>"):
     printer = _Printer({"fully_qualified_modules": True, "allow_unknown_functions": False})
     parts = [_HEADER.format(origin=origin)]
     for name, spec in specs.items():
+        if isinstance(spec, Code):
+            continue
         if not isinstance(spec, (Scalar, Expectation)):
-            raise TypeError(f"kernel spec for {name!r} must be Scalar or Expectation, got {type(spec)}")
+            raise TypeError(f"kernel spec for {name!r} must be Scalar, Expectation or Code, got {type(spec)}")
         parts.append(_emit(name, spec, printer))
         parts.append("\n")
+    for name, spec in specs.items():
+        if isinstance(spec, Code):
+            import textwrap
+            parts.append(f"# --- {name}\nimport numpy as np\n" + textwrap.dedent(spec.source).strip("\n") + "\n\n")
     return "".join(parts)
 
 
