@@ -11,6 +11,11 @@ r"""Finite-size helpers shared by the simulation backends (generic, model indepe
   probability measured on a grid, by maximum likelihood of a probit curve
   ``p(x) = H((x - x_50)/w)`` (``H`` = Gaussian tail), with its standard error from the
   observed information.
+* :func:`censored_normal_fit` -- the 50 % point of a threshold measured per instance: each
+  instance contributes its integer threshold ``k = floor(X)`` (e.g. the largest number of
+  storable patterns), ``X ~ Normal(mu, sigma)`` fitted by interval-censored maximum
+  likelihood, so that ``P(success at x) = P(X >= x) = H((x - mu)/sigma)`` and ``mu`` is the
+  50 % point; instances are independent, so the standard errors are honest.
 * :func:`extrapolate` -- weighted least-squares fit ``y(N) = y_inf + sum_k a_k N^(-e_k)``
   and the standard error of ``y_inf`` (scaled by ``sqrt(chi2/dof)`` when that exceeds 1).
 """
@@ -25,7 +30,7 @@ import numpy as np
 from ..errors import check_int, check_range
 
 __all__ = ["instance_rng", "map_tasks", "binomial_interval", "TransitionFit", "transition_point",
-           "Extrapolation", "extrapolate"]
+           "censored_normal_fit", "Extrapolation", "extrapolate"]
 
 
 def instance_rng(seed, *key):
@@ -133,6 +138,53 @@ def transition_point(x, successes, trials) -> TransitionFit:
     x_err = math.sqrt(cov[0, 0]) if ok else math.inf
     w_err = w * math.sqrt(cov[1, 1]) if ok else math.inf
     return TransitionFit(float(x50), float(x_err), float(w), float(w_err), bool(best.success and ok))
+
+
+def _log_interval_prob(a, b):
+    """log(Phi(b) - Phi(a)) for a < b, stable in both tails."""
+    from scipy.special import log_ndtr
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    lower = b <= 0
+    out = np.empty(np.broadcast(a, b).shape)
+    la, lb = log_ndtr(a), log_ndtr(b)
+    out[lower] = lb[lower] + np.log1p(-np.exp(la[lower] - lb[lower]))
+    ua, ub = log_ndtr(-a), log_ndtr(-b)
+    up = ~lower
+    out[up] = ua[up] + np.log1p(-np.exp(ub[up] - ua[up]))
+    return out
+
+
+def censored_normal_fit(k):
+    """Interval-censored Gaussian MLE of integer thresholds ``k_i = floor(X_i)``.
+
+    Returns ``(mu, mu_err, sigma, sigma_err)``; ``mu`` is the 50 % point of the success
+    probability ``P(X >= x)``.  Standard errors from the inverse observed information.
+    """
+    from scipy.optimize import minimize
+    from ..saddle import hessian_fd
+    k = np.asarray(k, dtype=float).reshape(-1)
+    if k.size < 2 or not np.all(np.isfinite(k)):
+        raise ValueError("k must hold at least 2 finite values")
+    if np.ptp(k) == 0:
+        raise ValueError("k must not be all equal (the width is then not identifiable)")
+
+    def nll(p):
+        mu, logs = p
+        s = math.exp(logs)
+        return -float(np.sum(_log_interval_prob((k - mu) / s, (k + 1 - mu) / s)))
+
+    x0 = [k.mean() + 0.5, math.log(max(k.std(), 0.3))]
+    res = minimize(nll, x0, method="Nelder-Mead", options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000})
+    mu, logs = res.x
+    Hm = hessian_fd(nll, np.array([mu, logs]))
+    ok = bool(res.success and np.all(np.linalg.eigvalsh(Hm) > 0))
+    if not ok:
+        from ..errors import ConvergenceError
+        raise ConvergenceError("censored normal fit did not converge", x=res.x, iterations=res.nit)
+    cov = np.linalg.inv(Hm)
+    s = math.exp(logs)
+    return float(mu), float(math.sqrt(cov[0, 0])), float(s), float(s * math.sqrt(cov[1, 1]))
 
 
 @dataclass(frozen=True)
