@@ -1,0 +1,273 @@
+"""Continuation engine: textbook bifurcations exact to 1e-10, coexistence, deflation,
+two-parameter lines, and (when the models exist) the soft-committee and perceptron
+transitions found from the free energy alone."""
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings, strategies as st
+
+from statmech import ConvergenceError
+from statmech.continuation import (KINDS, Problem, analyze, coexistence, continue_point, curve_intersections,
+                                   deflate, switch_branch, trace)
+
+x, p, q = sp.symbols("x p q")
+FOLD_P = 2 / (3 * math.sqrt(3))
+
+
+def cubic_residual():
+    """F = p - x^3 + x, analytic Jacobian (two folds at p = -+2/(3 sqrt 3))."""
+    return Problem(residual=lambda x, p: np.array([p - x[0] ** 3 + x[0]]),
+                   jacobian=lambda x, p: np.array([[1 - 3 * x[0] ** 2]]),
+                   dFdp=lambda x, p: np.array([1.0]), x0=[-1.5], p0=-1.0)
+
+
+# ------------------------------------------------------------------ textbook cases
+def test_two_folds_exact_and_stability():
+    br = trace(cubic_residual(), p_min=-1.0, p_max=1.0, ds=0.05)
+    assert br.complete and br.status == ("p_max",)
+    folds = br.points("fold")
+    assert len(folds) == 2
+    upper, lower = sorted(folds, key=lambda s: s.p)[::-1]
+    assert upper.p == pytest.approx(FOLD_P, abs=1e-12) and upper.x[0] == pytest.approx(-1 / math.sqrt(3), abs=1e-7)
+    assert lower.p == pytest.approx(-FOLD_P, abs=1e-12) and lower.x[0] == pytest.approx(1 / math.sqrt(3), abs=1e-7)
+    # dx/dt = F: outer sheets stable, middle sheet unstable
+    assert upper.stable_before and not upper.stable_after
+    assert not lower.stable_before and lower.stable_after
+    away = np.abs(np.abs(br.x[:, 0]) - 1 / math.sqrt(3)) > 1e-6  # the margin is 0 at the folds
+    assert np.all(br.stable[away] == (np.abs(br.x[away, 0]) > 1 / math.sqrt(3)))
+    changes = br.points("stability_change")
+    assert len(changes) == 2 and all(c.coincides == "fold" for c in changes)
+    # every point of the branch solves F = 0, the branch ends exactly on the bounds
+    assert np.max(np.abs(br.p - br.x[:, 0] ** 3 + br.x[:, 0])) < 1e-10
+    assert br.p[0] == -1.0 and br.p[-1] == 1.0
+    assert np.all(np.diff(br.s) > 0)
+
+
+def test_pitchfork_exact_and_switch():
+    prob = Problem.from_sympy([p * x - x ** 3], [x], p, kind="residual", x0=[0.0], p0=-1.0, tol=1e-12)
+    br = trace(prob, -1.0, 1.0, ds=0.05)
+    bps = br.points("branch_point")
+    assert len(bps) == 1 and abs(bps[0].p) < 1e-13 and abs(bps[0].x[0]) < 1e-13
+    assert bps[0].stable_before and not bps[0].stable_after
+    assert not br.points("fold")
+    other = switch_branch(prob, bps[0], -1.0, 1.0, ds=0.05)
+    assert other.status == ("p_max", "p_max")
+    xs = other.x[:, 0]
+    assert np.max(np.abs(xs ** 2 - other.p)) < 1e-10 and xs.min() == pytest.approx(-1, abs=1e-10) \
+        and xs.max() == pytest.approx(1, abs=1e-10)
+    # supercritical: the bifurcated branches are stable
+    assert np.all(other.stable[np.abs(xs) > 1e-3])
+
+
+def test_transcritical_exact_and_switch():
+    prob = Problem.from_sympy([p * x - x ** 2], [x], p, kind="residual", x0=[0.0], p0=-1.0)
+    br = trace(prob, -1.0, 1.0, ds=0.05)
+    (bp,) = br.points("branch_point")
+    assert abs(bp.p) < 1e-13
+    other = switch_branch(prob, bp, -1.0, 1.0, ds=0.05)
+    assert other.p[0] == -1.0 and other.p[-1] == 1.0
+    assert np.max(np.abs(other.x[:, 0] - other.p)) < 1e-10
+    # exchange of stability: x = p is stable for p > 0
+    assert np.all(other.stable[other.p > 1e-3]) and not np.any(other.stable[other.p < -1e-3])
+
+
+def bratu(N):
+    h = 1.0 / (N + 1)
+    off = np.ones(N - 1) / h ** 2
+
+    def F(u, lam):
+        up = np.concatenate([[0.0], u, [0.0]])
+        return (up[:-2] - 2 * up[1:-1] + up[2:]) / h ** 2 + lam * np.exp(u)
+
+    def J(u, lam):
+        return np.diag(-2 / h ** 2 + lam * np.exp(u)) + np.diag(off, 1) + np.diag(off, -1)
+
+    return Problem(residual=F, jacobian=J, dFdp=lambda u, lam: np.exp(u), x0=np.zeros(N), p0=0.0,
+                   weights=np.r_[np.ones(N) / N, 1.0], tol=1e-9)
+
+
+def test_bratu_fold_converges_with_refinement():
+    from threadpoolctl import threadpool_limits
+    lam = {}
+    with threadpool_limits(1):
+        for N in (31, 63, 127):
+            br = trace(bratu(N), 0.0, 4.0, ds=0.1, direction=1, s_max=4.5)
+            (fold,) = br.points("fold")
+            lam[N] = fold.p
+            assert fold.residual < 1e-9
+    # second-order discretization: lambda*(h) = lambda* + c2 h^2 + c4 h^4 + ...; h halves exactly
+    r1 = (4 * lam[63] - lam[31]) / 3
+    r2 = (4 * lam[127] - lam[63]) / 3
+    lam_star = (16 * r2 - r1) / 15
+    assert lam_star == pytest.approx(3.513830719125162, abs=1e-10)
+    assert lam[31] < lam[63] < lam[127] < 3.513830719
+
+
+def test_closed_loop_and_hard_cap():
+    prob = Problem(residual=lambda x, p: np.array([x[0] ** 2 + p ** 2 - 1.0]), x0=[1.0], p0=0.0)
+    br = trace(prob, -2, 2, ds=0.1, direction=1)
+    assert br.status == ("closed_loop",) and br.complete
+    folds = sorted(br.points("fold"), key=lambda s: s.p)
+    assert len(folds) == 2
+    assert folds[0].p == pytest.approx(-1, abs=1e-12) and folds[1].p == pytest.approx(1, abs=1e-12)
+    capped = trace(prob, -2, 2, ds=0.01, direction=1, max_steps=7, ds_max=0.01)
+    assert capped.status == ("max_steps",) and capped.steps == 7 and not capped.complete
+
+
+def test_no_branch_jumping():
+    # two parallel branches x = p^2 and x = p^2 + 0.05: large steps must not jump
+    d = 0.05
+    prob = Problem(residual=lambda x, p: np.array([(x[0] - p ** 2) * (x[0] - p ** 2 - d)]), x0=[0.0], p0=0.0)
+    br = trace(prob, -2, 2, ds=0.5, ds_max=2.0)
+    assert np.max(np.abs(br.x[:, 0] - br.p ** 2)) < 1e-8  # tol / |F_x| = 1e-10 / 0.05
+    assert br.p.min() == -2 and br.p.max() == 2
+
+
+def test_events_located():
+    prob = cubic_residual()
+    prob = Problem(residual=prob.residual, jacobian=prob.jacobian, x0=[-1.5], p0=-1.0,
+                   events={"x=1.2": lambda x, p: x[0] - 1.2})
+    br = trace(prob, -1, 1, ds=0.05)
+    (ev,) = br.points("event")
+    assert ev.name == "x=1.2" and ev.p == pytest.approx(1.2 ** 3 - 1.2, abs=1e-12)
+
+
+# ------------------------------------------------------------------ free-energy form, coexistence
+def quartic():
+    return Problem.from_sympy(x ** 4 / 4 - x ** 2 / 2 - p * x, [x], p, x0=[-1.5], p0=-1.0)
+
+
+def test_free_energy_form_and_maxwell_coexistence():
+    br = trace(quartic(), -1, 1, ds=0.05)
+    folds = sorted(br.points("fold"), key=lambda s: s.p)
+    assert [f.p for f in folds] == pytest.approx([-FOLD_P, FOLD_P], abs=1e-12)
+    # minima are stable: the outer sheets
+    away = np.abs(np.abs(br.x[:, 0]) - 1 / math.sqrt(3)) > 1e-6
+    assert np.all(br.stable[away] == (np.abs(br.x[away, 0]) > 1 / math.sqrt(3)))
+    (c,) = coexistence(br)
+    assert abs(c.p) < 1e-12 and sorted([c.x1[0], c.x2[0]]) == pytest.approx([-1, 1], abs=1e-12)
+    assert c.f == pytest.approx(-0.25, abs=1e-14) and c.stable1 and c.stable2
+
+
+def test_free_energy_finite_difference_fallback():
+    prob = Problem(free_energy=lambda x, p: x[0] ** 4 / 4 - x[0] ** 2 / 2 - p * x[0], x0=[-1.5], p0=-1.0)
+    br = trace(prob, -1, 1, ds=0.05)
+    folds = sorted(br.points("fold"), key=lambda s: s.p)
+    assert [f.p for f in folds] == pytest.approx([-FOLD_P, FOLD_P], abs=1e-7)
+
+
+def test_first_order_transcritical_analyze():
+    """f = -p x^2/2 - x^3/3 + x^4/4: transcritical point at p = 0, spinodal (fold) at p = -1/4,
+    coexistence of x = 0 and x = 2/3 at p = -2/9 (all exact)."""
+    prob = Problem.from_sympy(-p * x ** 2 / 2 - x ** 3 / 3 + x ** 4 / 4, [x], p, x0=[0.0], p0=-1.0)
+    an = analyze(prob, -1.0, 1.0, ds=0.05)
+    assert len(an.branches) == 2
+    folds = an.points("fold")
+    assert len(folds) == 1 and folds[0].p == pytest.approx(-0.25, abs=1e-13) and folds[0].x[0] == pytest.approx(0.5, abs=1e-7)
+    bps = an.points("branch_point")
+    assert {b.branch for b in bps} == {0, 1} and all(abs(b.p) < 1e-12 for b in bps)
+    (c,) = an.coexistence
+    assert c.p == pytest.approx(-2 / 9, abs=1e-13)
+    assert sorted([c.x1[0], c.x2[0]]) == pytest.approx([0.0, 2 / 3], abs=1e-12)
+    assert c.stable1 and c.stable2 and c.branches == (0, 1)
+    # where the x = 0 minimum loses stability: the stability change at the branch point
+    sc = [s for s in an.points("stability_change", branch=0)]
+    assert len(sc) == 1 and sc[0].coincides == "branch_point" and abs(sc[0].p) < 1e-12
+
+
+def test_deflation_finds_all_roots():
+    sols = deflate(quartic(), 0.0, starts=[[0.3]])
+    assert sorted(s.x for s in sols) == pytest.approx([-1.0, 0.0, 1.0], abs=1e-12)
+    stable = {round(s.x, 6): s.rs_stable for s in sols}
+    assert stable == {-1.0: True, 0.0: False, 1.0: True}
+    assert sols[0].free_energy == pytest.approx(-0.25, abs=1e-14)
+
+
+def test_analyze_s_curve_from_one_start():
+    an = analyze(quartic(), -1, 1, ds=0.05)
+    assert len(an.branches) == 1
+    assert len(an.points("fold")) == 2 and len(an.coexistence) == 1
+
+
+# ------------------------------------------------------------------ two-parameter lines
+def tricritical():
+    """f = -p x^2/2 - q x^3/3 + x^4/4: BP line p = 0, spinodal p = -q^2/4, coexistence p = -2 q^2/9;
+    all three meet at q = 0 (first order turning second order)."""
+    return Problem.from_sympy(-p * x ** 2 / 2 - q * x ** 3 / 3 + x ** 4 / 4, [x], p, params=[q],
+                              param_values={"q": 1.0}, x0=[0.0], p0=-1.0)
+
+
+def test_two_parameter_lines_exact():
+    prob = tricritical()
+    an = analyze(prob, -1.0, 1.0, ds=0.05)
+    (fold,) = an.points("fold")
+    bp = an.points("branch_point")[0]
+    (c,) = an.coexistence
+    qs = dict(q_min=0.2, q_max=1.5, ds=0.05)
+    fl = continue_point(prob, fold, "q", **qs)
+    bl = continue_point(prob, bp, "q", **qs)
+    cl = continue_point(prob, c, "q", **qs)
+    for line in (fl, bl, cl):
+        assert line.q.min() == pytest.approx(0.2) and line.q.max() == pytest.approx(1.5)
+    assert np.max(np.abs(fl.p + fl.q ** 2 / 4)) < 1e-10
+    assert np.max(np.abs(bl.p)) < 1e-10 and np.max(np.abs(bl.b)) < 1e-10
+    assert np.max(np.abs(cl.p + 2 * cl.q ** 2 / 9)) < 1e-10
+    assert cl.p_at(0.7) == pytest.approx(-2 * 0.49 / 9, abs=1e-11)
+
+
+def test_curve_intersections():
+    # spinodal p = -q^2/4 of  f = -p x^2/2 - q x^3/3 + x^4/4  against the line p = -1/8 + 0*q
+    # given as the fold of a second problem g = x^3/3 - (p + 1/8 + 0 q) x (fold at p = -1/8 for all q)
+    prob = tricritical()
+    an = analyze(prob, -1.0, 1.0, ds=0.05)
+    fl = continue_point(prob, an.points("fold")[0], "q", 0.2, 1.5, ds=0.05)
+    other = Problem.from_sympy(x ** 3 / 3 - (p + sp.Rational(1, 8) + 0 * q) * x, [x], p, params=[q],
+                               param_values={"q": 1.0}, x0=[1.0], p0=0.5)
+    b = trace(other, -1, 1, ds=0.05)
+    ol = continue_point(other, b.points("fold")[0], "q", 0.2, 1.5, ds=0.05)
+    (hit,) = curve_intersections(fl, ol)
+    assert hit[0] == pytest.approx(math.sqrt(0.5), abs=1e-10) and hit[1] == pytest.approx(-0.125, abs=1e-10)
+
+
+# ------------------------------------------------------------------ properties, errors
+@settings(max_examples=15, deadline=None)
+@given(a=st.floats(0.3, 3.0), c=st.floats(-2.0, 2.0))
+def test_folds_solve_extended_system(a, c):
+    # F = p + a x - x^3 + c: folds at x = +-sqrt(a/3), p = -c -+ (2a/3) sqrt(a/3)
+    prob = Problem(residual=lambda x, p: np.array([p + a * x[0] - x[0] ** 3 + c]),
+                   jacobian=lambda x, p: np.array([[a - 3 * x[0] ** 2]]), x0=[-3.0], p0=-c - 2 * a - 5)
+    br = trace(prob, -c - 2 * a - 5, -c + 2 * a + 5, ds=0.05, ds_max=0.2)
+    folds = sorted(br.points("fold"), key=lambda s: s.p)
+    r = math.sqrt(a / 3)
+    assert len(folds) == 2
+    assert folds[0].p == pytest.approx(-c - 2 * a / 3 * r, abs=1e-10)
+    assert folds[1].p == pytest.approx(-c + 2 * a / 3 * r, abs=1e-10)
+
+
+def test_bad_arguments():
+    prob = cubic_residual()
+    with pytest.raises(ValueError, match="p_min"):
+        trace(prob, 1.0, -1.0)
+    with pytest.raises(ValueError, match="ds"):
+        trace(prob, -1.0, 1.0, ds=0.0)
+    with pytest.raises(ValueError, match="p0"):
+        trace(prob, 0.0, 1.0)
+    with pytest.raises(ValueError, match="x0"):
+        Problem(residual=prob.residual, x0=[np.nan], p0=0.0)
+    with pytest.raises(ValueError, match="sense"):
+        Problem(free_energy=lambda x, p: 0.0, x0=[0.0], p0=0.0, sense="minimum")
+    with pytest.raises(ValueError, match="residual"):
+        Problem(x0=[0.0], p0=0.0)
+    with pytest.raises(ValueError, match="problem"):
+        trace("not a problem")
+    with pytest.raises(ValueError, match="detect"):
+        trace(prob, -1, 1, detect=("cusp",))
+    assert set(KINDS) == {"fold", "branch_point", "stability_change", "event"}
+
+
+def test_start_not_converging_raises():
+    prob = Problem(residual=lambda x, p: np.array([x[0] ** 2 + 1.0 + p * 0]), x0=[0.5], p0=0.0)
+    with pytest.raises(ConvergenceError):
+        trace(prob, -1, 1)
