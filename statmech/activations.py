@@ -165,6 +165,8 @@ def _K():
     return {
         "log_partition": Scalar((h, beta), log_Z),
         "gate": Scalar((h, beta), sp.simplify(gate)),
+        "gate_dh": Scalar((h, beta), sp.diff(gate, h)),
+        "gate_dhh": Scalar((h, beta), sp.diff(gate, h, 2)),
         "esp": Scalar((h, beta), esp_),
         "esp_derivative": Scalar((h, beta), g),
         "esp_dhh": Scalar((h, beta), sp.diff(esp_, h, 2)),
