@@ -1,0 +1,695 @@
+r"""Franz--Parisi entropies: the local geometry of perceptron solutions.
+
+The Franz--Parisi (FP) entropy :math:`S_{FP}(d)` is the log-number (per weight) of
+solutions ``W`` of a perceptron storage problem at normalized distance ``d`` from a
+*reference* solution ``W~`` drawn from an equilibrium measure, averaged over the
+patterns and over the reference (thesis Eqs. 2.41--2.42 and 2.55--2.56; Franz &
+Parisi 1998; Huang & Kabashima 2014 for the binary perceptron with a typical
+reference).  The distance is ``d = (1 - p)/2`` with ``p = W.W~/N`` the overlap; for
+Ising weights this is the normalized Hamming distance, for spherical weights
+(``|W|^2 = N``) it is ``|W - W~|^2/(4N)``.
+
+Public API
+----------
+``binary_perceptron(alpha, d, kappa=0.0)``
+    RS :math:`S_{FP}(d)` for Ising weights around a typical (uniformly drawn) solution.
+``spherical_perceptron(alpha, d, kappa=0.0)``
+    The same for spherical weights; the entropy is the log of the *fraction* of the
+    sphere (so ``S = log(1 - p^2)/2`` at ``alpha = 0``).
+``binary_zero_crossing(alpha, kappa=0.0)``
+    The smallest ``d > 0`` where the binary :math:`S_{FP}` becomes positive (below it
+    the RS entropy is negative: typical solutions are isolated).
+``equilibrium_binary(alpha, kappa)``, ``equilibrium_spherical(alpha, kappa)``
+    The reference (Gardner RS) saddle points ``q0, q_hat0`` and entropy.
+``stochastic_reference(alpha, q_star, beta)``, ``stochastic_energy(alpha, q_star, beta)``,
+``stochastic_perceptron(alpha, d, q_star, beta)``
+    The equilibrium theory of the stochastic perceptron (thesis Eqs. 2.53--2.54) and
+    the FP entropy of binary solutions around ``sign(m)`` (Eqs. 2.55--2.56).
+
+Every solver returns a :class:`statmech.saddle.SaddlePoint` (vectorized over ``d``)
+and raises :class:`statmech.ConvergenceError` rather than return a wrong number.
+Derivations, corrections to the seed equations and validation numbers are in
+``docs/franz_parisi.md``.
+
+Replica structure (RS, derived in docs/franz_parisi.md)
+-------------------------------------------------------
+``n -> 0`` reference replicas, each with ``s -> 0`` constrained replicas.  Order
+parameters of the constrained system: ``q1`` (overlap of two constrained replicas of the
+same reference), ``t`` (overlap of a constrained replica with *another* reference
+replica), the fixed overlap ``p = 1 - 2d`` with its own reference, and their conjugates
+``q1_hat, t_hat, p_hat`` (Ising case).  The overlap between constrained replicas of
+different references drops out at order ``n s``.  ``t`` is *not* equal to ``q0`` away
+from the typical distance: the pair (reference, constrained) is not exchangeable.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+
+from .errors import ConvergenceError, check_range
+from .gaussian import _ts_rule, gauss_hermite, log_H, piecewise_nodes
+from .saddle import SaddlePoint, newton, stack
+from .symbolic import Expectation, Log2Cosh, LogH, Scalar, kernels
+
+__all__ = [
+    "binary_perceptron", "spherical_perceptron", "binary_zero_crossing",
+    "equilibrium_binary", "equilibrium_spherical",
+    "stochastic_reference", "stochastic_energy", "stochastic_perceptron",
+    "binary_entropy_free",
+]
+
+# quadrature settings (accuracy documented in docs/franz_parisi.md, tested in tests/)
+_N_OUTER = 64      # Gauss-Hermite order for the outer (shared) Gaussian field
+_LEVEL = 5         # tanh-sinh level of the inner piecewise rules (257 nodes per piece)
+
+
+# =============================================================================== equations
+@kernels
+def _K():
+    """All equations of the module, written once (sympy)."""
+    z, y, e, u = sp.symbols("z y e u", real=True)
+    q, qh, kappa = sp.symbols("q q_hat kappa", real=True)
+    q0, qh0, q1, qh1, t, th, ph, p = sp.symbols("q0 q_hat0 q1 q_hat1 t t_hat p_hat p", real=True)
+
+    phi2 = sp.diff(LogH(u), u, 2)  # d^2/du^2 log H(u), for replicon (AT) eigenvalues
+
+    # ---- reference: Gardner RS, Ising weights (thesis Eq. 2.33 family; Gardner & Derrida 1988)
+    Sref = Log2Cosh(sp.sqrt(qh) * z)
+    Sref_d = sp.diff(Sref, qh)
+    # ---- reference energetic term E_z log H((kappa - sqrt(q) z)/sqrt(1-q))
+    uref = (kappa - sp.sqrt(q) * z) / sp.sqrt(1 - q)
+    Eref = LogH(uref)
+    Eref_d = sp.diff(Eref, q)
+    # ---- reference entropic term, spherical: 1/2 log(1-q) + q/(2(1-q))
+    Ssph = sp.log(1 - q) / 2 + q / (2 * (1 - q))
+
+    # ---- FP entropic term, Ising weights.  Shared field sqrt(qh0) z of the reference, the
+    # reference spin is taken +1 (weight (1 + tanh(sqrt(qh0) z)), symmetry W~ -> -W~, z -> -z),
+    # local field of a constrained spin:
+    #   h = (t_hat/sqrt(qh0)) z + (p_hat - t_hat) + sqrt(q_hat1 - t_hat^2/qh0) y
+    h = th / sp.sqrt(qh0) * z + (ph - th) + sp.sqrt(qh1 - th ** 2 / qh0) * y
+    wS = 1 + sp.tanh(sp.sqrt(qh0) * z)
+    fS = wS * Log2Cosh(h)
+    XS = (qh1, th, ph)
+    gS = [sp.diff(fS, v) for v in XS]
+    HS = [sp.diff(gS[i], XS[j]) for i in range(3) for j in range(i, 3)]
+    repS = wS * (1 - sp.tanh(h) ** 2) ** 2
+
+    # ---- FP energetic term (Ising and spherical weights alike).  Given the shared field z:
+    #   reference field u = sqrt(q0) z + x,  x ~ N(0, 1-q0),
+    #   constrained field v = (t/sqrt(q0)) z + sv e + sqrt(1-q1) w,  e, w ~ N(0,1),
+    #   cov(x, sv e) = p - t.  Integrating x given e:
+    #   E_e[ H(a)/H(a0) * log H(b) ]  with
+    sv = sp.sqrt(q1 - t ** 2 / q0)
+    sx = sp.sqrt(1 - q0 - (p - t) ** 2 / (q1 - t ** 2 / q0))
+    a = (kappa - sp.sqrt(q0) * z - (p - t) / sv * e) / sx
+    la0 = sp.Symbol("log_H_a0", real=True)  # log H((kappa - sqrt(q0) z)/sqrt(1-q0)), fixed per z
+    b = (kappa - t / sp.sqrt(q0) * z - sv * e) / sp.sqrt(1 - q1)
+    wE = sp.exp(LogH(a) - la0)
+    fE = wE * LogH(b)
+    XE = (q1, t)
+    gE = [sp.diff(fE, v) for v in XE]
+    HE = [sp.diff(gE[i], XE[j]) for i in range(2) for j in range(i, 2)]
+    gEp = sp.diff(fE, p)
+    repE = wE * phi2.subs(u, b) ** 2
+
+    # ---- FP entropic term, spherical weights (Schur complement of the overlap matrix)
+    C = (p ** 2 - t ** 2) / (1 - q0) - q0 * (p - t) ** 2 / (1 - q0) ** 2
+    sS = sp.log(1 - q1) / 2 + (q1 - C) / (2 * (1 - q1))
+    gsS = [sp.diff(sS, v) for v in XE]
+    HsS = [sp.diff(gsS[i], XE[j]) for i in range(2) for j in range(i, 2)]
+
+    return {
+        "ref_S": Expectation(z, (qh,), (Sref, Sref_d, sp.diff(Sref_d, qh),
+                                          (1 - sp.tanh(sp.sqrt(qh) * z) ** 2) ** 2)),
+        "ref_E": Expectation(z, (q, kappa), (Eref, Eref_d, sp.diff(Eref_d, q), phi2.subs(u, uref) ** 2)),
+        "sph_S": Scalar((q,), (Ssph, sp.diff(Ssph, q), sp.diff(Ssph, q, 2))),
+        "fp_S": Expectation(y, (z, qh0, qh1, th, ph), (fS, *gS, *HS, repS, wS)),
+        "fp_E": Expectation(e, (z, q0, t, p, q1, kappa, la0), (fE, *gE, *HE, gEp, repE, wE)),
+        "sph_fp_S": Scalar((q0, t, p, q1), (sS, *gsS, *HsS, sp.diff(sS, p))),
+    }
+
+
+# =============================================================================== helpers
+def binary_entropy_free(d):
+    """S_FP at alpha = 0 for Ising weights: -d log d - (1-d) log(1-d) (all 2^N configurations)."""
+    d = np.asarray(d, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = -np.where(d > 0, d * np.log(np.where(d > 0, d, 1.0)), 0.0) \
+              - np.where(d < 1, (1 - d) * np.log1p(-np.where(d < 1, d, 0.0)), 0.0)
+    return out if out.ndim else float(out)
+
+
+def _ref_energy(q, kappa, level=6):
+    """E_z[log H(u), d/dq, d2/dq2, (phi'')^2] with u = (kappa - sqrt(q) z)/sqrt(1-q)."""
+    brk = kappa / math.sqrt(q) if q > 0 else kappa
+    zs, ws = piecewise_nodes([brk], level)
+    return np.array(_K.ref_E(zs, ws, q, kappa))
+
+
+def _ref_entropy_ising(qh, n=96):
+    zs, ws = gauss_hermite(n)
+    return np.array(_K.ref_S(zs, ws, qh))
+
+
+@dataclass(frozen=True)
+class _Ref:
+    kind: str
+    alpha: float
+    kappa: float
+    q0: float
+    qh0: float
+    entropy: float
+    replicon: float
+    residual: float
+    iterations: int
+
+
+_REF_CACHE: dict = {}
+
+
+def _reference(kind, alpha, kappa):
+    key = (kind, float(alpha), float(kappa))
+    if key in _REF_CACHE:
+        return _REF_CACHE[key]
+    if kind == "binary":
+        r = _solve_ref_binary(alpha, kappa)
+    else:
+        r = _solve_ref_spherical(alpha, kappa)
+    if len(_REF_CACHE) > 256:
+        _REF_CACHE.clear()
+    _REF_CACHE[key] = r
+    return r
+
+
+def _solve_ref_binary(alpha, kappa):
+    """Gardner RS for Ising weights: stationary point of
+    Phi(q, q_hat) = -q_hat (1-q)/2 + E_z log 2cosh(sqrt(q_hat) z) + alpha E_z log H(u)."""
+    def both(x):
+        q, qh = x
+        E = _ref_energy(q, kappa)
+        S = _ref_entropy_ising(qh)
+        F = np.array([qh / 2 + alpha * E[1], -(1 - q) / 2 + S[1]])
+        J = np.array([[alpha * E[2], 0.5], [0.5, S[2]]])
+        return F, J, E, S
+
+    # fixed-point warm-up (robust), then Newton
+    q, qh = 0.3, 0.5
+    for _ in range(60):
+        E = _ref_energy(q, kappa)
+        S = _ref_entropy_ising(qh)
+        qh_new = -2 * alpha * E[1]
+        zs, ws = gauss_hermite(96)
+        q_new = float(np.sum(ws * np.tanh(math.sqrt(max(qh_new, 1e-300)) * zs) ** 2))
+        q, qh = 0.5 * q + 0.5 * min(q_new, 1 - 1e-9), 0.5 * qh + 0.5 * qh_new
+    info = newton(lambda x: both(x)[0], [q, qh], lambda x: both(x)[1], tol=1e-12,
+                  in_domain=lambda x: 0 < x[0] < 1 and x[1] > 0)
+    q, qh = info.x
+    F, J, E, S = both(info.x)
+    ent = -qh * (1 - q) / 2 + S[0] + alpha * E[0]
+    rep = 1.0 - alpha * E[3] * S[3] / (1 - q) ** 2
+    return _Ref("binary", alpha, kappa, float(q), float(qh), float(ent), float(rep), info.residual, info.iterations)
+
+
+def _solve_ref_spherical(alpha, kappa):
+    """Gardner RS for spherical weights: stationary point of
+    Phi(q) = log(1-q)/2 + q/(2(1-q)) + alpha E_z log H(u)."""
+    def F(x):
+        E = _ref_energy(x[0], kappa)
+        return np.array([_K.sph_S(x[0])[1] + alpha * E[1]])
+
+    def J(x):
+        E = _ref_energy(x[0], kappa)
+        return np.array([[_K.sph_S(x[0])[2] + alpha * E[2]]])
+
+    # bracket by bisection on the monotone residual, then Newton
+    lo, hi = 1e-12, 1 - 1e-12
+    if F([lo])[0] > 0:
+        raise ConvergenceError("spherical reference: no overlap solution (alpha too small?)",
+                               diagnostics={"alpha": alpha, "kappa": kappa})
+    x = 0.5
+    for _ in range(60):
+        x = 0.5 * (lo + hi)
+        if F([x])[0] < 0:
+            lo = x
+        else:
+            hi = x
+        if hi - lo < 1e-6:
+            break
+    info = newton(F, [x], J, tol=1e-13, in_domain=lambda v: 0 < v[0] < 1)
+    q = float(info.x[0])
+    E = _ref_energy(q, kappa)
+    ent = float(_K.sph_S(q)[0] + alpha * E[0])
+    rep = 1.0 - alpha * E[3]
+    return _Ref("spherical", alpha, kappa, q, float("nan"), ent, float(rep), info.residual, info.iterations)
+
+
+def equilibrium_binary(alpha, kappa=0.0):
+    """Typical (equilibrium, RS) solutions of the Ising perceptron: the FP reference.
+
+    Gardner & Derrida (1988) RS, thesis Sec. 2.3 (the entropy of Eq. 2.33 family, corrected
+    prefactors): stationary point of
+    ``-q_hat (1-q)/2 + E_z log 2cosh(sqrt(q_hat) z) + alpha E_z log H((kappa - sqrt(q) z)/sqrt(1-q))``.
+    Returns a SaddlePoint with ``q``, ``q_hat``, ``entropy`` and the replicon (AT) eigenvalue.
+    """
+    alpha = float(check_range("alpha", alpha, 0.0, lo_open=True))
+    kappa = float(check_range("kappa", kappa, 0.0))
+    r = _reference("binary", alpha, kappa)
+    return SaddlePoint("franz_parisi.equilibrium_binary", {"alpha": alpha, "kappa": kappa},
+                       {"q": r.q0, "q_hat": r.qh0}, {"entropy": r.entropy, "d_typical": (1 - r.q0) / 2},
+                       True, r.residual, r.iterations, None, r.replicon, bool(r.replicon > 0))
+
+
+def equilibrium_spherical(alpha, kappa=0.0):
+    """Typical solutions of the spherical perceptron (Gardner 1988 RS): the FP reference.
+
+    Stationary point of ``log(1-q)/2 + q/(2(1-q)) + alpha E_z log H((kappa - sqrt(q) z)/sqrt(1-q))``
+    (entropy = log of the fraction of the sphere).
+    """
+    alpha = float(check_range("alpha", alpha, 0.0, lo_open=True))
+    kappa = float(check_range("kappa", kappa, -math.inf))
+    r = _reference("spherical", alpha, kappa)
+    return SaddlePoint("franz_parisi.equilibrium_spherical", {"alpha": alpha, "kappa": kappa},
+                       {"q": r.q0}, {"entropy": r.entropy, "d_typical": (1 - r.q0) / 2},
+                       True, r.residual, r.iterations, None, r.replicon, bool(r.replicon > 0))
+
+
+# =============================================================================== FP integrals
+def _breaks(*vals):
+    v = np.sort(np.array([x for x in vals if np.isfinite(x)], dtype=float))
+    if v.size == 0:
+        return np.array([0.0])
+    keep = np.concatenate(([True], np.diff(v) > 1e-12 * (1.0 + np.abs(v[1:]))))
+    return v[keep]
+
+
+_FRAME = 8.0   # extra breakpoints +-_FRAME (NOT a cut-off: the tails beyond are integrated exactly)
+
+
+@lru_cache(maxsize=8)
+def _frame_tails(level):
+    """Tail nodes of piecewise_nodes([-F, F]) (they do not depend on the inner breakpoints)."""
+    zs, ws = piecewise_nodes(np.array([-_FRAME, _FRAME]), level)
+    n = zs.size // 3
+    return zs[:n].copy(), ws[:n].copy(), zs[2 * n:].copy(), ws[2 * n:].copy()
+
+
+def _nodes(breaks, level):
+    """Same rule as ``piecewise_nodes(breaks + [-F, F], level)`` for breaks inside (-F, F) (tanh-sinh on every finite piece,
+    probability-scale tanh-sinh on the two tails), with the tails cached: the inner
+    breakpoints change at every outer node, the tails do not."""
+    b = np.asarray(breaks, dtype=float)
+    # a layer beyond the frame carries Gaussian weight < 1e-15: it is integrated by the
+    # (cached) tail rule without a breakpoint of its own
+    b = b[np.abs(b) < _FRAME - 1e-9]
+    lz, lw, rz, rw = _frame_tails(level)
+    x, xc, w = _ts_rule(level)
+    edges = np.concatenate(([-_FRAME], b, [_FRAME]))
+    a, L = edges[:-1, None], np.diff(edges)[:, None]
+    z = np.where(x < 0.5, a + L * x, a + L - L * xc)
+    wz = L * w * np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+    return np.concatenate((lz, z.ravel(), rz)), np.concatenate((lw, wz.ravel(), rw))
+
+
+def _fp_entropic(qh0, qh1, th, ph, level=_LEVEL, n_outer=_N_OUTER):
+    """E_z E_y of the Ising FP entropic integrand and its derivatives (see _K: fp_S)."""
+    zs, ws = gauss_hermite(n_outer)
+    B = math.sqrt(qh1 - th * th / qh0)
+    acc = np.zeros(12)
+    for z, w in zip(zs, ws):
+        A = th / math.sqrt(qh0) * z + ph - th
+        ys, wy = _nodes(_breaks(-A / B), level)
+        acc += w * np.array(_K.fp_S(ys, wy, z, qh0, qh1, th, ph))
+    return acc
+
+
+def _fp_energetic(q0, t, p, q1, kappa, level=_LEVEL, n_outer=_N_OUTER, n_gh=96):
+    """E_z E_e of the FP energetic integrand and its derivatives (see _K: fp_E).
+
+    Inner rule: Gauss-Hermite (``n_gh`` nodes) when both layers of the integrand (the H(a)
+    step of width sx*sv/|p-t| and the log H(b) layer of width sqrt(1-q1)/sv, in units of e)
+    are wider than 0.4; otherwise piecewise tanh-sinh with breakpoints at both layers.
+    """
+    zs, ws = gauss_hermite(n_outer)
+    v = q1 - t * t / q0
+    sv = math.sqrt(v)
+    sx = math.sqrt(1.0 - q0 - (p - t) ** 2 / v)
+    sq0 = math.sqrt(q0)
+    wa = sx * sv / abs(p - t) if p != t else math.inf
+    wb = math.sqrt(1.0 - q1) / sv
+    smooth = min(wa, wb) >= 0.4
+    if smooth:
+        eg, wg = gauss_hermite(n_gh)
+    acc = np.zeros(9)
+    for z, w in zip(zs, ws):
+        if smooth:
+            es, we = eg, wg
+        else:
+            eb = (kappa - t / sq0 * z) / sv
+            ea = (kappa - sq0 * z) * sv / (p - t) if p != t else np.inf
+            es, we = _nodes(_breaks(eb, ea), level)
+        la0 = float(log_H((kappa - sq0 * z) / math.sqrt(1.0 - q0)))
+        acc += w * np.array(_K.fp_E(es, we, z, q0, t, p, q1, kappa, la0))
+    return acc
+
+
+@dataclass(frozen=True)
+class _Quad:
+    """Quadrature resolution: outer Gauss-Hermite orders and inner tanh-sinh level."""
+    n_S: int = 96
+    n_E: int = 32
+    level: int = 5
+
+    def finer(self):
+        return _Quad(self.n_S + 32, self.n_E + 16, self.level + 1)
+
+
+_Q = _Quad()
+
+
+def _binary_eval(x, p, ref, alpha, kappa, quad=_Q):
+    """Gradient F, Hessian J of the Ising FP functional Phi at x = (q1, t, q1_hat, t_hat, p_hat),
+    plus the integrals (for the entropy and diagnostics)."""
+    q1, t, qh1, th, ph = x
+    S = _fp_entropic(ref.qh0, qh1, th, ph, level=quad.level, n_outer=quad.n_S)
+    E = _fp_energetic(ref.q0, t, p, q1, kappa, level=quad.level, n_outer=quad.n_E)
+    F = np.array([qh1 / 2 + alpha * E[1],
+                  th + alpha * E[2],
+                  q1 / 2 - 0.5 + S[1],
+                  t + S[2],
+                  -p + S[3]])
+    # S Hessian entries: (11, 1t, 1p, tt, tp, pp) = S[4:10]; E Hessian (q1q1, q1t, tt) = E[3:6]
+    J = np.array([
+        [alpha * E[3], alpha * E[4], 0.5, 0.0, 0.0],
+        [alpha * E[4], alpha * E[5], 0.0, 1.0, 0.0],
+        [0.5, 0.0, S[4], S[5], S[6]],
+        [0.0, 1.0, S[5], S[7], S[8]],
+        [0.0, 0.0, S[6], S[8], S[9]]])
+    return F, J, S, E
+
+
+def _binary_domain(x, p, ref):
+    q1, t, qh1, th, ph = x
+    if not (0.0 < q1 < 1.0 and qh1 > 0.0):
+        return False
+    v = q1 - t * t / ref.q0
+    if not v > 0.0:
+        return False
+    sx2 = 1.0 - ref.q0 - (p - t) ** 2 / v
+    return sx2 > 0.0 and qh1 - th * th / ref.qh0 > 0.0
+
+
+def _binary_margins(x, p, ref):
+    """Relative distances of a solution from the boundary of the RS domain (all must be > 0)."""
+    q1, t, qh1, th, ph = x
+    v = q1 - t * t / ref.q0
+    return {"1-q1": 1.0 - q1,
+            "q1-t^2/q0": v / q1,
+            "sigma_x^2/(1-q0)": (1.0 - ref.q0 - (p - t) ** 2 / v) / (1.0 - ref.q0) if v > 0 else -1.0,
+            "(q1_hat-t_hat^2/q_hat0)/q1_hat": (qh1 - th * th / ref.qh0) / qh1}
+
+
+# =============================================================================== continuation in p
+class _Problem:
+    """One FP saddle-point problem family, parametrized by the overlap p = 1 - 2d."""
+
+    kind = ""
+    names = ()
+
+    def __init__(self, alpha, kappa, quad=_Q):
+        self.alpha, self.kappa, self.quad = alpha, kappa, quad
+        self._cache = {}
+
+    def eval(self, x, p):  # -> F, J, aux
+        key = (tuple(np.asarray(x, float)), p)
+        if key not in self._cache:
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[key] = self._eval(np.asarray(x, float), p)
+        return self._cache[key]
+
+    def solve(self, x0, p):
+        if not self.in_domain(x0, p):
+            raise ConvergenceError(f"{self.kind}: initial guess outside the RS domain", x=x0,
+                                   diagnostics={"p": p})
+        info = newton(lambda x: self.eval(x, p)[0], x0, lambda x: self.eval(x, p)[1],
+                      tol=1e-10, xtol=1e-9, maxiter=40, in_domain=lambda x: self.in_domain(x, p))
+        return info
+
+
+def _march(problem, p_targets, p_typ, x_typ, first_guess, max_step=0.1):
+    """Solve at every p in p_targets by continuation from the typical overlap p_typ.
+
+    Starts at p_typ +- dp0 from ``first_guess(dp0)``, then steps toward each target with
+    secant (linear) extrapolation of the previous two solutions; halves the step on failure.
+    Returns {p: (SolveInfo, x)}.
+    """
+    out = {}
+    for side in (+1.0, -1.0):
+        tg = sorted([p for p in p_targets if side * (p - p_typ) > 0], key=lambda p: side * (p - p_typ))
+        if not tg:
+            continue
+        dp0 = side * min(0.03, abs(tg[0] - p_typ))
+        p_cur = p_typ + dp0
+        info = problem.solve(first_guess(dp0), p_cur)
+        hist = [(p_typ, np.asarray(x_typ, float)), (p_cur, info.x)]
+        if abs(p_cur - tg[0]) < 1e-15:
+            out[tg[0]] = info
+        for pt in tg:
+            if pt in out:
+                continue
+            while abs(p_cur - pt) > 1e-15:
+                remaining = pt - p_cur
+                room = (1.0 - p_cur) if side > 0 else (p_cur + 1.0)
+                step = side * min(abs(remaining), max_step, 0.5 * room)
+                for _attempt in range(12):
+                    p_new = p_cur + step if abs(step) < abs(remaining) else pt
+                    (pa, xa), (pb, xb) = hist[-2], hist[-1]
+                    guess = xb + (xb - xa) * (p_new - pb) / (pb - pa)
+                    if not problem.in_domain(guess, p_new):
+                        guess = xb
+                    try:
+                        if not problem.in_domain(guess, p_new):
+                            raise ConvergenceError("guess outside domain")
+                        info = problem.solve(guess, p_new)
+                        break
+                    except ConvergenceError:
+                        step *= 0.5
+                else:
+                    raise ConvergenceError(f"{problem.kind}: continuation in d failed",
+                                           x=hist[-1][1], diagnostics={"p": p_cur, "d": (1 - p_cur) / 2})
+                p_cur = p_new
+                hist.append((p_cur, info.x))
+            out[pt] = info
+    return out
+
+
+class _BinaryProblem(_Problem):
+    kind = "franz_parisi.binary_perceptron"
+    names = ("q1", "t", "q1_hat", "t_hat", "p_hat")
+
+    def __init__(self, alpha, kappa, quad=_Q):
+        super().__init__(alpha, kappa, quad)
+        self.ref = _reference("binary", alpha, kappa)
+
+    def _eval(self, x, p):
+        return _binary_eval(x, p, self.ref, self.alpha, self.kappa, self.quad)
+
+    def in_domain(self, x, p):
+        return _binary_domain(x, p, self.ref)
+
+    def margins(self, x, p):
+        return _binary_margins(x, p, self.ref)
+
+    def typical(self):
+        r = self.ref
+        return np.array([r.q0, r.q0, r.qh0, r.qh0, r.qh0])
+
+    def first_guess(self, dp):
+        r = self.ref
+        a = abs(dp)
+        return np.array([r.q0 + a, r.q0, r.qh0 * (1 + a), r.qh0, r.qh0 * (1 + 2 * dp)])
+
+    def thermo(self, x, p):
+        F, J, S, E = self.eval(x, p)
+        q1, t, qh1, th, ph = x
+        ent = th * t - ph * p + qh1 * q1 / 2 + S[0] - qh1 / 2 + self.alpha * E[0]
+        dS_dp = -ph + self.alpha * E[6]
+        rep = 1.0 - self.alpha * E[7] * S[10] / (1.0 - q1) ** 2
+        return ent, dS_dp, rep, J, {"norm_S": S[11], "norm_E": E[8]}
+
+
+def _assemble(problem, d, p, info_or_none, x, ref_entropy, d_typ):
+    """One scalar SaddlePoint from a converged FP solution (checks that it is interior)."""
+    params = {"alpha": problem.alpha, "kappa": problem.kappa, "d": d}
+    if info_or_none is None:  # exactly at the typical distance: the degenerate solution
+        order = dict(zip(problem.names, map(float, x)))
+        order.update(problem.ref_params())
+        thermo = {"entropy": ref_entropy, "entropy_equilibrium": ref_entropy, "d_typical": d_typ,
+                  "dS_dd": 0.0}
+        return SaddlePoint(problem.kind, params, order, thermo, True, 0.0, 0, None,
+                           problem.ref.replicon, bool(problem.ref.replicon > 0),
+                           {"margins": {}, "note": "d equals the typical distance: S_FP = S_eq exactly"})
+    ent, dS_dp, rep, J, diag = problem.thermo(x, p)
+    margins = problem.margins(x, p)
+    bad = {k: v for k, v in margins.items() if not v > 1e-9}
+    if bad:
+        raise ConvergenceError(f"{problem.kind}: solution on the boundary of the RS domain", x=x,
+                               residual=info_or_none.residual, diagnostics={"d": d, **bad})
+    for k, v in diag.items():
+        if abs(v - 1.0) > 1e-8:
+            raise ConvergenceError(f"{problem.kind}: quadrature normalization check failed ({k})",
+                                   x=x, diagnostics={"d": d, k: v})
+    order = dict(zip(problem.names, map(float, x)))
+    order.update(problem.ref_params())
+    thermo = {"entropy": float(ent), "entropy_equilibrium": ref_entropy, "d_typical": d_typ,
+              "dS_dd": float(-2.0 * dS_dp)}
+    if not np.isfinite(ent):
+        raise ConvergenceError(f"{problem.kind}: non-finite entropy", x=x, diagnostics={"d": d})
+    eig = np.linalg.eigvalsh(0.5 * (J + J.T))
+    return SaddlePoint(problem.kind, params, order, thermo, bool(info_or_none.converged),
+                       float(info_or_none.residual), int(info_or_none.iterations), eig, float(rep),
+                       bool(rep > 0), {"margins": margins})
+
+
+def _solve_family(problem, d, ref_entropy, q_typ):
+    d_arr = np.asarray(d, dtype=float)
+    flat = d_arr.ravel()
+    p_all = 1.0 - 2.0 * flat
+    d_typ = (1.0 - q_typ) / 2.0
+    near = np.abs(p_all - q_typ) < 1e-12
+    sols = _march(problem, [p for p, n in zip(p_all, near) if not n], q_typ, problem.typical(),
+                  problem.first_guess)
+    res = []
+    for dd, pp, n in zip(flat, p_all, near):
+        if n:
+            res.append(_assemble(problem, float(dd), float(pp), None, problem.typical(), ref_entropy, d_typ))
+        else:
+            info = sols[pp]
+            res.append(_assemble(problem, float(dd), float(pp), info, info.x, ref_entropy, d_typ))
+    if d_arr.ndim == 0:
+        return res[0]
+    return stack(res, d_arr.shape, model=problem.kind)
+
+
+def binary_perceptron(alpha, d, kappa=0.0):
+    r"""RS Franz--Parisi entropy of the Ising perceptron around a typical solution.
+
+    Implements thesis Eqs. 2.55--2.56 (Huang & Kabashima 2014) with the reference drawn
+    from the uniform measure over solutions (``beta -> infinity``), in the replica-symmetric
+    ansatz derived in ``docs/franz_parisi.md`` (the seed's Eq. 2.42 is garbled: the sum over
+    references must be normalized, i.e. it is the *quenched average over the equilibrium
+    measure*, ``E_xi <log Z_FP(d, W~)>_{W~}``).  The entropy is
+
+    ``S_FP = t_hat t - p_hat p + q1_hat (q1 - 1)/2
+           + E_z (1 + tanh(sqrt(q_hat0) z)) E_y log 2cosh(h)
+           + alpha E_z E_e [H(a)/H(a0) log H(b)]``
+
+    at its stationary point in ``(q1, t, q1_hat, t_hat, p_hat)`` with ``p = 1 - 2d``
+    (notation in the module docstring and docs).
+
+    Parameters
+    ----------
+    alpha : float > 0, below the RS capacity of the Ising perceptron (0.833 at kappa = 0)
+    d : float or array in (0, 0.5], normalized Hamming distance from the reference
+    kappa : stability threshold >= 0
+
+    Returns
+    -------
+    SaddlePoint with ``entropy`` (S_FP(d), in nats per weight, counting configurations,
+    so ``S_FP -> -d log d - (1-d) log(1-d)`` as alpha -> 0), ``entropy_equilibrium``,
+    ``d_typical = (1 - q0)/2``, ``dS_dd``; order parameters ``q1, t, q1_hat, t_hat, p_hat``
+    and the reference's ``q0, q_hat0``; ``replicon`` = AT eigenvalue of the constrained
+    replicas (``1 - alpha gamma_E gamma_S/(1-q1)^2``), ``hessian_eigenvalues`` of the RS
+    functional; ``extra['margins']`` = distances from the boundary of the RS domain.
+    """
+    alpha = float(check_range("alpha", alpha, 0.0, 0.9, lo_open=True))
+    kappa = float(check_range("kappa", kappa, 0.0, 3.0))
+    check_range("d", d, 0.0, 0.5, lo_open=True)
+    prob = _BinaryProblem(alpha, kappa)
+    return _solve_family(prob, d, prob.ref.entropy, prob.ref.q0)
+
+
+def _binary_ref_params(self):
+    return {"q0": self.ref.q0, "q_hat0": self.ref.qh0}
+
+
+_BinaryProblem.ref_params = _binary_ref_params
+
+
+# =============================================================================== spherical
+def _spherical_eval(x, p, ref, alpha, kappa, quad=_Q):
+    q1, t = x
+    s = _K.sph_fp_S(ref.q0, t, p, q1)
+    E = _fp_energetic(ref.q0, t, p, q1, kappa, level=quad.level, n_outer=quad.n_E)
+    F = np.array([s[1] + alpha * E[1], s[2] + alpha * E[2]])
+    J = np.array([[s[3] + alpha * E[3], s[4] + alpha * E[4]],
+                  [s[4] + alpha * E[4], s[5] + alpha * E[5]]])
+    return F, J, np.array(s), E
+
+
+class _SphericalProblem(_Problem):
+    kind = "franz_parisi.spherical_perceptron"
+    names = ("q1", "t")
+
+    def __init__(self, alpha, kappa, quad=_Q):
+        super().__init__(alpha, kappa, quad)
+        self.ref = _reference("spherical", alpha, kappa)
+
+    def _eval(self, x, p):
+        return _spherical_eval(x, p, self.ref, self.alpha, self.kappa, self.quad)
+
+    def in_domain(self, x, p):
+        q1, t = x
+        if not 0.0 < q1 < 1.0:
+            return False
+        v = q1 - t * t / self.ref.q0
+        return v > 0.0 and 1.0 - self.ref.q0 - (p - t) ** 2 / v > 0.0
+
+    def margins(self, x, p):
+        q1, t = x
+        v = q1 - t * t / self.ref.q0
+        return {"1-q1": 1.0 - q1, "q1-t^2/q0": v / q1,
+                "sigma_x^2/(1-q0)": (1.0 - self.ref.q0 - (p - t) ** 2 / v) / (1.0 - self.ref.q0) if v > 0 else -1.0}
+
+    def typical(self):
+        return np.array([self.ref.q0, self.ref.q0])
+
+    def first_guess(self, dp):
+        return np.array([self.ref.q0 + abs(dp), self.ref.q0])
+
+    def ref_params(self):
+        return {"q0": self.ref.q0}
+
+    def thermo(self, x, p):
+        F, J, s, E = self.eval(x, p)
+        ent = s[0] + self.alpha * E[0]
+        dS_dp = s[6] + self.alpha * E[6]
+        rep = 1.0 - self.alpha * E[7]
+        return ent, dS_dp, rep, J, {"norm_E": E[8]}
+
+
+def spherical_perceptron(alpha, d, kappa=0.0):
+    r"""RS Franz--Parisi entropy of the spherical perceptron around a typical solution.
+
+    Same construction as :func:`binary_perceptron` (thesis Eqs. 2.41--2.42 with the
+    Euclidean distance) for weights on the sphere ``|W|^2 = N``.  The distance is defined from
+    the overlap ``p = W.W~/N`` as ``d = (1 - p)/2 = |W - W~|^2/(4N)`` (the same map as the
+    Hamming distance of Ising weights).  The entropy is the log of the *fraction of the sphere*
+    (per weight): ``S_FP = log(1 - q1)/2 + (q1 - C)/(2(1 - q1)) + alpha E_z E_e[H(a)/H(a0) log H(b)]``
+    with ``C = (p^2 - t^2)/(1 - q0) - q0 (p - t)^2/(1 - q0)^2`` (Schur complement of the
+    replica overlap matrix, derived in docs/franz_parisi.md), stationary in ``(q1, t)``.
+    At ``alpha -> 0`` it is ``log(1 - p^2)/2 = log(4 d (1 - d))/2``.
+
+    Parameters: ``alpha`` in (0, alpha_c(kappa)), ``d`` in (0, 0.5], ``kappa`` real.
+    Returns a SaddlePoint as :func:`binary_perceptron` (order parameters ``q1, t, q0``).
+    """
+    alpha = float(check_range("alpha", alpha, 0.0, 50.0, lo_open=True))
+    kappa = float(check_range("kappa", kappa, -3.0, 3.0))
+    check_range("d", d, 0.0, 0.5, lo_open=True)
+    prob = _SphericalProblem(alpha, kappa)
+    return _solve_family(prob, d, prob.ref.entropy, prob.ref.q0)
