@@ -33,7 +33,7 @@ Public API
     ``problem.with_params(**kw)`` / ``problem.with_start(x0, p0)`` return modified copies.
 
 ``trace(problem, p_min=-inf, p_max=inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None,
-        max_steps=2000, s_max=inf, max_angle=0.5, detect=KINDS, tangent=None) -> Branch``
+        max_steps=2000, s_max=inf, max_angle=0.25, detect=KINDS, tangent=None) -> Branch``
     Pseudo-arclength continuation from ``(problem.x0, problem.p0)`` (first corrected
     at fixed ``p0``).  ``direction`` +1 / -1 starts towards increasing / decreasing p,
     ``None`` traces both ways when ``p0`` is inside ``(p_min, p_max)``.  Bordered
@@ -535,7 +535,7 @@ class _Tracer:
         self.loc_tol = max(prob.tol * 1e-2, 1e-14)
 
     # --------------------------------------------------------------- location
-    def _y_at(self, a, sigma, cache):
+    def _y_at(self, a, sigma, cache, interp=False):
         """Corrected point at projected arclength sigma from accepted point a (along a.t)."""
         key = float(sigma)
         if key in cache:
@@ -548,6 +548,14 @@ class _Tracer:
         r = self.corr(y_pred, a.t, self.loc_tol, y_start=start)
         if r is None:
             r = self.corr(y_pred, a.t, self.prob.tol, y_start=None)
+        if r is None and interp:
+            # next to a branch point the bordered corrector is singular: interpolate between
+            # the nearest corrected points on either side (the point is polished afterwards)
+            lo = max((k for k in cache if k < key), default=None)
+            hi = min((k for k in cache if k > key), default=None)
+            if lo is not None and hi is not None:
+                lam = (key - lo) / (hi - lo)
+                return (1 - lam) * cache[lo] + lam * cache[hi]
         if r is None:
             raise ConvergenceError("continuation: corrector failed while locating a special point",
                                    x=y_pred, diagnostics={"sigma": sigma})
@@ -571,7 +579,8 @@ class _Tracer:
     def _locate(self, kind, idx, a, b, h):
         from scipy.optimize import brentq
         cache = {0.0: a.y, float(h): b.y}
-        phi = lambda sg: self._tau(kind, idx, a, self._y_at(a, sg, cache))
+        bp = kind == "branch_point"
+        phi = lambda sg: self._tau(kind, idx, a, self._y_at(a, sg, cache, interp=bp))
         f0, f1 = phi(0.0), phi(h)
         if f0 == 0.0:
             sig = 0.0
@@ -583,7 +592,9 @@ class _Tracer:
             sig = 0.0 if abs(f0) < abs(f1) else float(h)
         else:
             sig = brentq(phi, 0.0, h, xtol=1e-15 * max(1.0, abs(h)), rtol=4 * _EPS, maxiter=200)
-        y = self._y_at(a, sig, cache)
+        y = self._y_at(a, sig, cache, interp=bp)
+        if bp:
+            y = _polish_branch_point(self.prob, y, self.loc_tol, max_move=max(h, _wnorm(self.w, b.y - a.y)))
         e = _Eval(self.prob, y)
         if kind == "branch_point":
             # the tangent is continuous through a branch point but the bordered system is
@@ -632,8 +643,13 @@ class _Tracer:
                 guard = not (free_first and steps == 0)
                 if not guard or _wnorm(w, y_new - y_pred) <= 0.5 * h:
                     b = _point_data(prob, y_new, w * a.t, w)
-                    if guard and b is not None and _wdot(w, b.t, a.t) < self.cos_max:
-                        b = None
+                    if guard and b is not None:
+                        # branch-jump guard: the new tangent and the secant must stay within
+                        # max_angle of the old tangent
+                        sec = b.y - a.y
+                        cs = _wdot(w, sec, a.t) / max(_wnorm(w, sec), 1e-300)
+                        if _wdot(w, b.t, a.t) < self.cos_max or cs < self.cos_max:
+                            b = None
             if b is None:
                 rejected += 1
                 h *= 0.5
@@ -671,7 +687,7 @@ class _Tracer:
             sps.extend(new)
             # the located points are exact solutions: insert them into the branch arrays
             for q in new:
-                if q.coincides is not None:
+                if q.coincides is not None or q.kind == "branch_point":
                     continue
                 yq0 = np.append(q.x, q.p)
                 if any(_wnorm(w, o.y - yq0) <= 1e-9 * (1 + _wnorm(w, yq0)) for o in pts[-len(new) - 1:]):
@@ -715,6 +731,13 @@ class _Tracer:
                 kind=kind, p=float(y[-1]), x=y[:-1].copy(), f=prob.f(y[:-1], y[-1]),
                 s=s0 + _wnorm(w, y - a.y), stable_before=bool(a.margin > 0), stable_after=bool(b.margin > 0),
                 tangent=t, residual=res, name=names[idx] if kind == "event" else None, names=prob.names))
+        # a stability change located in the same step as a branch point happens at the branch
+        # point (gradient systems: the Hessian is singular there); near a branch point the
+        # bordered corrector is ill-conditioned, so take the (polished) branch point itself
+        bps = [q for q in out if q.kind == "branch_point"]
+        if bps and prob.stability_mode in ("min", "max"):
+            out = [replace(q, p=bps[0].p, x=bps[0].x.copy(), s=bps[0].s, f=bps[0].f, residual=bps[0].residual,
+                           coincides="branch_point") if q.kind == "stability_change" else q for q in out]
         # stability changes at folds / branch points
         for i, sp_ in enumerate(out):
             if sp_.kind != "stability_change":
@@ -725,6 +748,37 @@ class _Tracer:
                     out[i] = replace(sp_, coincides=other.kind)
                     break
         return sorted(out, key=lambda q: q.s)
+
+
+def _bp_system(prob, n):
+    """Govaerts' regular system for a branch point: F + b phi = 0, F_x^T phi = 0, F_p.phi = 0, |phi| = 1."""
+    def G(z):
+        x, ph, p, b = z[:n], z[n:2 * n], z[2 * n], z[2 * n + 1]
+        return np.concatenate([prob.F(x, p) + b * ph, prob.J(x, p).T @ ph, [prob.Fp(x, p) @ ph, ph @ ph - 1.0]])
+    return G
+
+
+def _polish_branch_point(prob, y, tol, max_move=math.inf):
+    """Newton on the (regular) branch-point system from a located estimate; y unchanged on failure."""
+    n = prob.n
+    x, p = y[:-1], y[-1]
+    J = prob.J(x, p)
+    _, _, vt = np.linalg.svd(J.T)
+    z0 = np.concatenate([x, vt[-1], [p, 0.0]])
+    G = _bp_system(prob, n)
+    try:
+        r = newton(G, z0, tol=tol, maxiter=30, raise_on_fail=False)
+        if not r.converged:
+            r = newton(G, z0, tol=prob.tol, maxiter=30, raise_on_fail=False)
+    except ConvergenceError:
+        return y
+    if not r.converged:
+        return y
+    z = r.x
+    y_new = np.append(z[:n], z[2 * n])
+    if abs(z[2 * n + 1]) > 1e-8 or _wnorm(prob.w, y_new - y) > max_move:
+        return y
+    return y_new
 
 
 def _start_point(prob, x0, p0):
@@ -779,11 +833,21 @@ def _assemble(prob, halves, statuses, steps, rejected):
                   steps=steps, rejected=rejected, problem=prob)
 
 
+def _weighted(prob, p_min, p_max):
+    """Default weighted norm: x components weight 1, p measured in units of the traced range."""
+    if prob.weights is not None:
+        return prob
+    L = p_max - p_min
+    wp = 1.0 / L ** 2 if math.isfinite(L) and L > 0 else 1.0
+    return replace(prob, weights=np.append(np.ones(prob.n), wp))
+
+
 def _trace_kw(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect):
     p_min = float(check_range("p_min", p_min, allow_inf=True))
     p_max = float(check_range("p_max", p_max, allow_inf=True))
     if not p_min < p_max:
         raise ValueError(f"p_min must be < p_max, got p_min={p_min!r}, p_max={p_max!r}")
+    prob = _weighted(prob, p_min, p_max)
     ds = float(check_range("ds", ds, 0.0, lo_open=True))
     ds_min = ds * 1e-6 if ds_min is None else float(check_range("ds_min", ds_min, 0.0, ds, lo_open=True))
     if ds_max is None:
@@ -798,7 +862,7 @@ def _trace_kw(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angl
 
 
 def trace(problem, p_min=-math.inf, p_max=math.inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None,
-          max_steps=2000, s_max=math.inf, max_angle=0.5, detect=KINDS, tangent=None):
+          max_steps=2000, s_max=math.inf, max_angle=0.25, detect=KINDS, tangent=None):
     """Trace the solution branch through ``(problem.x0, problem.p0)`` by pseudo-arclength continuation.
 
     See the module docstring for the algorithm and the returned :class:`Branch`.
@@ -806,6 +870,7 @@ def trace(problem, p_min=-math.inf, p_max=math.inf, ds=0.01, *, direction=None, 
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a statmech.continuation.Problem, got {type(problem).__name__}")
     tr = _trace_kw(problem, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect)
+    problem = tr.prob
     if not tr.p_min <= problem.p0 <= tr.p_max:
         raise ValueError(f"p0 must be in [p_min, p_max] = [{tr.p_min}, {tr.p_max}], got {problem.p0}")
     if direction is not None and direction not in (1, -1):
@@ -863,6 +928,25 @@ def _other_direction(prob, y, t1):
         if best is None or nd > best[1]:
             best = (d, nd)
     d = best[0] / best[1]
+    # algebraic bifurcation equation: the tangents a t1 + b d of the two branches are the
+    # roots of phi . D2F[v, v] = 0 (phi the left null vector of [F_x, F_p]); t1 is one root,
+    # the other has a / b = -c22 / (2 c12).  Second derivatives by central differences.
+    u, _, _ = np.linalg.svd(e.A)
+    phi = u[:, -1]
+    x, p = y[:-1], y[-1]
+    scale = 1 + float(np.max(np.abs(y)))
+
+    def d2(v):
+        eps = 1e-4 * scale / max(float(np.max(np.abs(v))), 1e-300)
+        fp = prob.F(x + eps * v[:-1], p + eps * v[-1])
+        fm = prob.F(x - eps * v[:-1], p - eps * v[-1])
+        return float(phi @ (fp - 2 * e.F + fm)) / eps ** 2
+
+    c22 = d2(d)
+    c12 = (d2(t1 + d) - d2(t1 - d)) / 4
+    if abs(c12) > 1e-8 * (abs(c22) + abs(d2(t1)) + 1e-300) and math.isfinite(c12):
+        t2 = (-c22 / (2 * c12)) * t1 + d
+        d = t2 / _wnorm(w, t2)
     return d
 
 
@@ -879,9 +963,10 @@ def switch_branch(problem, point, p_min=-math.inf, p_max=math.inf, ds=0.01, **tr
         raise ValueError("point must be a SpecialPoint of kind 'branch_point'")
     tr = _trace_kw(problem, p_min, p_max, ds, trace_kw.pop("ds_min", None), trace_kw.pop("ds_max", None),
                    trace_kw.pop("max_steps", 2000), trace_kw.pop("s_max", math.inf),
-                   trace_kw.pop("max_angle", 0.5), trace_kw.pop("detect", KINDS))
+                   trace_kw.pop("max_angle", 0.25), trace_kw.pop("detect", KINDS))
     if trace_kw:
         raise ValueError(f"unknown keyword arguments: {sorted(trace_kw)}")
+    problem = tr.prob
     w = problem.w
     y = np.append(point.x, point.p)
     t1 = point.tangent if point.tangent is not None else _null_tangent(_Eval(problem, y).A, w)
@@ -891,7 +976,7 @@ def switch_branch(problem, point, p_min=-math.inf, p_max=math.inf, ds=0.01, **tr
     evs = np.array([float(g(y[:-1], y[-1], **problem.params)) for g in problem.events.values()])
     # the start point is the branch point itself: det = 0 and the margin is 0 there
     start = _Pt(y, d, 0.0, 0.0, evs, problem.f(y[:-1], y[-1]))
-    br = _trace_both(problem, tr, y, d, both=True, start_pt=start, free_first=True)
+    br = _trace_both(problem, tr, y, d, both=True, start_pt=start, free_first=False)
     if br.p.size < 3:
         raise ConvergenceError("switch_branch: could not leave the branch point along the second direction",
                                x=y, diagnostics={"status": str(br.status)})
@@ -924,6 +1009,8 @@ def deflate(problem, p, starts=None, max_solutions=20, power=2.0, shift=1.0, max
     tol = problem.tol
     dom = None if problem.in_domain is None else (lambda xx: problem.ok(xx, p))
     for x_start in starts:
+        if dom is not None and not dom(x_start):
+            continue
         for _ in range(max_solutions):
             roots = list(found)
 
@@ -951,7 +1038,10 @@ def deflate(problem, p, starts=None, max_solutions=20, power=2.0, shift=1.0, max
                 F = problem.F(x, p)
                 return m * problem.J(x, p) + np.outer(F, gm)
 
-            r = newton(G, x_start, JG, tol=tol, maxiter=maxiter, raise_on_fail=False, in_domain=dom)
+            try:
+                r = newton(G, x_start, JG, tol=tol, maxiter=maxiter, raise_on_fail=False, in_domain=dom)
+            except ConvergenceError:
+                break
             if not r.converged:
                 break
             # polish on the undeflated system
@@ -1100,14 +1190,15 @@ def coexistence(branch_a, branch_b=None, *, _idx=(None, None)):
                 r, JG = _refine_coexistence(prob, x1, x2, p)
                 if not r.converged:
                     continue
-                # a degenerate solution (the two sheets meeting at a branch point or fold,
-                # where f1 - f2 vanishes to high order) has a singular coexistence Jacobian
-                sv = np.linalg.svd(JG(r.x), compute_uv=False)
-                if not sv[-1] > 1e-7 * sv[0]:
-                    continue
                 z = r.x
                 x1r, x2r, pr = z[:n], z[n:2 * n], float(z[-1])
-                if np.max(np.abs(x1r - x2r)) <= 1e-6 * (1 + np.max(np.abs(x1r))):
+                # a degenerate solution (two sheets meeting at a branch point or fold, where
+                # f1 - f2 vanishes to high order and Newton stops within tolerance of it):
+                # no jump in x, or no jump in df/dp (no latent heat)
+                if np.max(np.abs(x1r - x2r)) <= 1e-5 * (1 + np.max(np.abs(x1r))):
+                    continue
+                fp1, fp2 = prob.f_p(x1r, pr), prob.f_p(x2r, pr)
+                if abs(fp1 - fp2) <= 1e-10 * (1 + abs(fp1)):
                     continue
                 if any(abs(c.p - pr) <= 1e-9 * (1 + abs(pr)) and
                        np.max(np.abs(c.x1 - x1r)) + np.max(np.abs(c.x2 - x2r)) <= 1e-7 for c in out):
@@ -1150,7 +1241,8 @@ def analyze(problem, p_min, p_max, *, starts=None, scan=3, ds=None, max_branches
     if not p_min <= problem.p0 <= p_max:
         raise ValueError(f"problem.p0 must be in [p_min, p_max] = [{p_min}, {p_max}], got {problem.p0}")
     scan = int(check_range("scan", scan, 0, 1000))
-    ds = (p_max - p_min) / 200 if ds is None else ds
+    ds = 0.005 if ds is None else ds
+    problem = _weighted(problem, p_min, p_max)
     starts = [problem.x0] if starts is None else [np.atleast_1d(np.asarray(s, dtype=float)) for s in starts]
     seeds = []
     ps = [problem.p0] + (list(np.linspace(p_min, p_max, scan)) if scan else [])
@@ -1316,7 +1408,7 @@ def continue_point(problem, point, param, q_min, q_max, ds=0.01, **trace_kw):
     if param not in problem.params:
         raise ValueError(f"param must be one of the problem parameters {sorted(problem.params)}, got {param!r}")
     kind, G, z0, q0 = _ext_problem(problem, point, param)
-    ext = Problem(residual=G, x0=z0, p0=q0, stability="none", tol=max(problem.tol, 1e-11), p_name=param)
+    ext = Problem(residual=G, x0=z0, p0=q0, stability="none", tol=max(problem.tol * 1e-2, 1e-13), p_name=param)
     trace_kw.setdefault("detect", ("fold",))
     br = trace(ext, q_min, q_max, ds, **trace_kw)
     n = problem.n

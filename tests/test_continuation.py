@@ -238,7 +238,7 @@ def test_folds_solve_extended_system(a, c):
     # F = p + a x - x^3 + c: folds at x = +-sqrt(a/3), p = -c -+ (2a/3) sqrt(a/3)
     prob = Problem(residual=lambda x, p: np.array([p + a * x[0] - x[0] ** 3 + c]),
                    jacobian=lambda x, p: np.array([[a - 3 * x[0] ** 2]]), x0=[-3.0], p0=-c - 2 * a - 5)
-    br = trace(prob, -c - 2 * a - 5, -c + 2 * a + 5, ds=0.05, ds_max=0.2)
+    br = trace(prob, -c - 2 * a - 5, -c + 2 * a + 5, ds=0.005, ds_max=0.01)
     folds = sorted(br.points("fold"), key=lambda s: s.p)
     r = math.sqrt(a / 3)
     assert len(folds) == 2
