@@ -441,12 +441,45 @@ class _Problem:
         return info
 
 
-def _march(problem, p_targets, p_typ, x_typ, first_guess, max_step=0.1):
+def _continue(problem, hist, targets, max_step=0.2):
+    """Continuation from the solutions in ``hist`` (list of (p, x), the last one current) to
+    every p in ``targets`` (all on the same side, sorted in the direction of travel): secant
+    extrapolation of the last two solutions, Newton, step halving on failure."""
+    out = {}
+    p_cur = hist[-1][0]
+    for pt in targets:
+        side = 1.0 if pt > p_cur else -1.0
+        if abs(p_cur - pt) <= 1e-15:
+            info = problem.solve(hist[-1][1], pt)
+        while abs(p_cur - pt) > 1e-15:
+            remaining = pt - p_cur
+            room = (1.0 - p_cur) if side > 0 else (p_cur + 1.0)
+            step = side * min(abs(remaining), max_step, 0.5 * room)
+            for _attempt in range(14):
+                p_new = p_cur + step if abs(step) < abs(remaining) else pt
+                (pa, xa), (pb, xb) = hist[-2], hist[-1]
+                guess = xb + (xb - xa) * (p_new - pb) / (pb - pa) if pb != pa else xb
+                if not problem.in_domain(guess, p_new):
+                    guess = xb
+                try:
+                    info = problem.solve(guess, p_new)
+                    break
+                except ConvergenceError:
+                    step *= 0.5
+            else:
+                raise ConvergenceError(f"{problem.kind}: continuation in d failed",
+                                       x=hist[-1][1], diagnostics={"p": p_cur, "d": (1 - p_cur) / 2})
+            p_cur = p_new
+            hist.append((p_cur, info.x))
+        out[pt] = info
+    return out
+
+
+def _march(problem, p_targets, p_typ, x_typ, first_guess, max_step=0.2):
     """Solve at every p in p_targets by continuation from the typical overlap p_typ.
 
-    Starts at p_typ +- dp0 from ``first_guess(dp0)``, then steps toward each target with
-    secant (linear) extrapolation of the previous two solutions; halves the step on failure.
-    Returns {p: (SolveInfo, x)}.
+    Starts at p_typ +- dp0 from ``first_guess(dp0)`` (the typical point itself is degenerate),
+    then :func:`_continue` in both directions.  Returns {p: SolveInfo}.
     """
     out = {}
     for side in (+1.0, -1.0):
@@ -454,37 +487,12 @@ def _march(problem, p_targets, p_typ, x_typ, first_guess, max_step=0.1):
         if not tg:
             continue
         dp0 = side * min(0.03, abs(tg[0] - p_typ))
-        p_cur = p_typ + dp0
-        info = problem.solve(first_guess(dp0), p_cur)
-        hist = [(p_typ, np.asarray(x_typ, float)), (p_cur, info.x)]
-        if abs(p_cur - tg[0]) < 1e-15:
+        p0 = p_typ + dp0
+        info = problem.solve(first_guess(dp0), p0)
+        if abs(p0 - tg[0]) < 1e-15:
             out[tg[0]] = info
-        for pt in tg:
-            if pt in out:
-                continue
-            while abs(p_cur - pt) > 1e-15:
-                remaining = pt - p_cur
-                room = (1.0 - p_cur) if side > 0 else (p_cur + 1.0)
-                step = side * min(abs(remaining), max_step, 0.5 * room)
-                for _attempt in range(12):
-                    p_new = p_cur + step if abs(step) < abs(remaining) else pt
-                    (pa, xa), (pb, xb) = hist[-2], hist[-1]
-                    guess = xb + (xb - xa) * (p_new - pb) / (pb - pa)
-                    if not problem.in_domain(guess, p_new):
-                        guess = xb
-                    try:
-                        if not problem.in_domain(guess, p_new):
-                            raise ConvergenceError("guess outside domain")
-                        info = problem.solve(guess, p_new)
-                        break
-                    except ConvergenceError:
-                        step *= 0.5
-                else:
-                    raise ConvergenceError(f"{problem.kind}: continuation in d failed",
-                                           x=hist[-1][1], diagnostics={"p": p_cur, "d": (1 - p_cur) / 2})
-                p_cur = p_new
-                hist.append((p_cur, info.x))
-            out[pt] = info
+            tg = tg[1:]
+        out.update(_continue(problem, [(p_typ, np.asarray(x_typ, float)), (p0, info.x)], tg, max_step))
     return out
 
 
@@ -693,3 +701,71 @@ def spherical_perceptron(alpha, d, kappa=0.0):
     check_range("d", d, 0.0, 0.5, lo_open=True)
     prob = _SphericalProblem(alpha, kappa)
     return _solve_family(prob, d, prob.ref.entropy, prob.ref.q0)
+
+
+# =============================================================================== zero crossing
+def _solve_near(problem, p, known):
+    """Solve at overlap p by continuation from the nearest known solutions (list of (p, x),
+    the first entry being the degenerate typical point)."""
+    if len(known) == 1:
+        return _march(problem, [p], known[0][0], known[0][1], problem.first_guess)[p]
+    ks = sorted({k[0]: k for k in known[1:]}.values(), key=lambda k: abs(k[0] - p))
+    if len(ks) == 1:
+        ks = ks + [known[0]]
+    hist = [ks[1], ks[0]]
+    return _continue(problem, hist, [p])[p]
+
+
+def binary_zero_crossing(alpha, kappa=0.0, *, xtol=1e-12):
+    """Smallest distance d0 > 0 where the RS Franz--Parisi entropy of the Ising perceptron
+    (:func:`binary_perceptron`) crosses zero: for d < d0 the RS count of solutions around a
+    typical solution is negative (no solutions at those distances: typical solutions are
+    isolated), for d0 < d < d_typical it is positive.
+
+    Brent's method on ``S_FP(d)`` bracketed on a geometric grid; each evaluation is a warm-started
+    Newton solve.  Returns a SaddlePoint (the FP solution at ``d = d0``) with ``d0`` in
+    ``thermo['d_zero']``; the bracketing grid and the entropy there are in ``extra``.
+    ``alpha`` may be an array (one crossing per value).
+    """
+    a_arr = check_range("alpha", alpha, 0.0, 0.9, lo_open=True)
+    kappa = float(check_range("kappa", kappa, 0.0, 3.0))
+    if a_arr.ndim:
+        res = [binary_zero_crossing(float(a), kappa, xtol=xtol) for a in a_arr.ravel()]
+        return stack(res, a_arr.shape, model="franz_parisi.binary_zero_crossing")
+    alpha = float(a_arr)
+    prob = _BinaryProblem(alpha, kappa)
+    d_typ = (1.0 - prob.ref.q0) / 2.0
+    grid = [d for d in d_typ * 0.5 ** np.arange(1, 40) if d > 1e-9]
+    known = [(prob.ref.q0, prob.typical())]
+    ent = {}
+    hi = None
+    lo = None
+    for d in grid:  # descending in d, ascending in p
+        p = 1.0 - 2.0 * d
+        info = _solve_near(prob, p, known)
+        known.append((p, info.x))
+        s = prob.thermo(info.x, p)[0]
+        ent[d] = s
+        if s < 0:
+            lo = d
+            break
+        hi = d
+    if lo is None or hi is None:
+        raise ConvergenceError("binary_zero_crossing: no sign change of S_FP found on the grid",
+                               diagnostics={"alpha": alpha, "smallest d": grid[-1]})
+
+    def f(d):
+        p = 1.0 - 2.0 * d
+        info = _solve_near(prob, p, known)
+        known.append((p, info.x))
+        return prob.thermo(info.x, p)[0]
+
+    from scipy import optimize
+    d0 = optimize.brentq(f, lo, hi, xtol=xtol * lo, rtol=1e-13)
+    sp_ = _assemble(prob, d0, 1.0 - 2.0 * d0, _solve_near(prob, 1.0 - 2.0 * d0, known),
+                    _solve_near(prob, 1.0 - 2.0 * d0, known).x, prob.ref.entropy, d_typ)
+    thermo = dict(sp_.thermo)
+    thermo["d_zero"] = float(d0)
+    return SaddlePoint("franz_parisi.binary_zero_crossing", sp_.params, sp_.order_params, thermo,
+                       sp_.converged, sp_.residual, sp_.iterations, sp_.hessian_eigenvalues,
+                       sp_.replicon, sp_.rs_stable, {"grid_entropy": ent, **sp_.extra})
