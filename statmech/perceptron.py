@@ -84,7 +84,7 @@ All are affine in ``alpha`` (``phi = phi_entropic(x) + alpha phi_energetic(x)``)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -264,7 +264,7 @@ def _gardner_inv(kappa):
                 f2 = b.copy()
         mills = math.sqrt(math.pi / 2) * special.erfcx(x / math.sqrt(2))
         with np.errstate(under="ignore"):
-            val = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi) * f2 * mills / b
+            val = (f2 / b) * mills * (np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
         if k.ndim:
             out[neg] = val
         else:
@@ -800,7 +800,7 @@ def _bts_one(alpha, branch, guess=None):
         return SaddlePoint("perceptron.binary_teacher_student", {"alpha": alpha},
                            {"R": 1.0, "R_hat": math.inf, "q": 1.0, "q_hat": math.inf},
                            {"entropy": 0.0, "generalization_error": 0.0}, True, 0.0, 0,
-                           None, None, None, {"branch": "perfect", "one_minus_R": 0.0})
+                           None, None, True, {"branch": "perfect", "one_minus_R": 0.0})
     if alpha > tr.alpha_spinodal:
         raise ValueError(f"alpha must be <= alpha_spinodal = {tr.alpha_spinodal:.12g} on the {branch!r} "
                          f"branch (it does not exist beyond), got {alpha!r}")
@@ -855,9 +855,21 @@ def binary_teacher_student(alpha, branch="equilibrium"):
     -------
     SaddlePoint with ``R`` (= q), ``R_hat`` (= q_hat), ``entropy``, ``generalization_error``
     = arccos(R)/pi, Hessian eigenvalues of (G1) in (R, R_hat), the replicon, and
-    ``extra["branch"]``.  Relative accuracy ~1e-12 (R_hat <= 16; ~1e-9 beyond).
+    ``extra["branch"]``.  The R = 1 state has ``hessian_eigenvalues = replicon = None`` (not
+    defined: an isolated configuration) and ``rs_stable = True`` (a single configuration is
+    trivially replica symmetric).  Relative accuracy ~1e-12 (R_hat <= 16; ~1e-9 beyond).
     """
     a = _alpha(alpha)
     check_choice("branch", branch, _BTS_BRANCHES)
-    return _vectorize(lambda al, guess=None: _bts_one(al, branch, guess), a,
-                      model="perceptron.binary_teacher_student")
+    if a.ndim == 0:
+        return _bts_one(float(a), branch)
+    res = [_bts_one(float(x), branch) for x in a.ravel()]
+    out = stack(res, a.shape, model="perceptron.binary_teacher_student")
+    if any(r.replicon is None for r in res):
+        # the R = 1 state has no Hessian/replicon: keep None there instead of NaN
+        rep = np.empty(len(res), dtype=object)
+        rep[:] = [r.replicon for r in res]
+        hes = np.empty(len(res), dtype=object)
+        hes[:] = [r.hessian_eigenvalues for r in res]
+        out = replace(out, replicon=rep.reshape(a.shape), hessian_eigenvalues=hes.reshape(a.shape))
+    return replace(out, extra={"branch": np.array([r.extra["branch"] for r in res]).reshape(a.shape)})
