@@ -305,7 +305,7 @@ def stochastic_perceptron(patterns, labels, *, seed=None, eta=None, batch=None, 
     labels : (P,) array of +-1
     seed : int or None -- initial magnetizations and minibatch order; equal seeds give
         identical runs
-    eta : learning rate; default ``sqrt(N)`` (the gradient of Eq. 2.59 scales as 1/sqrt(N))
+    eta : learning rate; default ``0.1 sqrt(N)`` (the gradient of Eq. 2.59 scales as 1/sqrt(N))
     batch : minibatch size M_b; default ``max(1, P // 10)``
     max_epochs : epoch budget
     gamma0, gamma_end, gamma_rate : gamma annealing (see above), gamma0 > 0, gamma_end > 0
@@ -324,7 +324,7 @@ def stochastic_perceptron(patterns, labels, *, seed=None, eta=None, batch=None, 
     X = _compact(X)
     P, N = X.shape
     max_epochs = check_int("max_epochs", max_epochs, 1)
-    eta = math.sqrt(N) if eta is None else float(check_range("eta", eta, 0.0, lo_open=True))
+    eta = 0.1 * math.sqrt(N) if eta is None else float(check_range("eta", eta, 0.0, lo_open=True))
     batch = max(1, P // 10) if batch is None else check_int("batch", batch, 1)
     batch = min(batch, P)
     gamma0 = float(check_range("gamma0", gamma0, 0.0, lo_open=True))
@@ -546,8 +546,9 @@ def clipped_hebb(patterns, labels, *, seed=None):
 def _metropolis_kernel(X, y, w, betas, seed, h_E):
     """Single-flip Metropolis at inverse temperatures betas[t] (one sweep = N proposals).
 
-    Energy = number of patterns with stability sigma (w . xi) <= 0.  Local fields are
+    Energy = number of patterns with stability sigma (w . xi) <= 0.  Stabilities are
     updated incrementally: flipping w_i changes sigma^mu h^mu by -2 w_i sigma^mu xi_i^mu.
+    On return ``w`` holds the lowest-energy configuration visited.
     """
     np.random.seed(seed)
     P, N = X.shape
@@ -561,6 +562,7 @@ def _metropolis_kernel(X, y, w, betas, seed, h_E):
         if s[mu] <= 0.0:
             E += 1
     best = E
+    w_best = w.copy()
     for t in range(betas.size):
         beta = betas[t]
         for _ in range(N):
@@ -577,10 +579,14 @@ def _metropolis_kernel(X, y, w, betas, seed, h_E):
                     s[mu] -= two_w * y[mu] * X[mu, i]
                 w[i] = -w[i]
                 E += dE
+                if E < best:
+                    best = E
+                    w_best[:] = w
         h_E[t] = E
         if E == 0:
             return t + 1, 0
-    return betas.size, E
+    w[:] = w_best
+    return betas.size, best
 
 
 def metropolis_annealing(patterns, labels, *, seed=None, beta0=0.5, beta1=20.0, sweeps=1000, w0=None):
@@ -588,7 +594,9 @@ def metropolis_annealing(patterns, labels, *, seed=None, beta0=0.5, beta1=20.0, 
 
     Energy ``E(w) = sum_mu Theta(-sigma^mu w . xi^mu)`` (Eq. 2.43, number of training errors);
     single spin-flip Metropolis moves, one sweep = N proposals, inverse temperature increased
-    geometrically from ``beta0`` to ``beta1`` over ``sweeps`` sweeps; stops at E = 0.  The
+    geometrically from ``beta0`` to ``beta1`` over ``sweeps`` sweeps; stops at E = 0 and
+    returns the lowest-energy configuration visited (``history['energy']`` is the energy of
+    the current state after each sweep).  The
     baseline binary solver (slow, but exact in the limit of slow annealing: on tiny instances
     it reaches the ground-state energy found by exhaustive enumeration; tested).
 
