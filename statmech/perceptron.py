@@ -92,7 +92,7 @@ import sympy as sp
 
 from .errors import ConvergenceError, check_choice, check_range
 from .gaussian import gauss_hermite, piecewise_nodes
-from .saddle import SaddlePoint, root_scalar, stack
+from .saddle import SaddlePoint, newton, root_scalar, stack
 from .symbolic import Expectation, Gauss, H, InvMills, LogH, Log2Cosh, Scalar, kernels
 
 __all__ = [
@@ -317,6 +317,30 @@ def _bracket_solve(f, y0, step=1.0, lo=-math.inf, hi=math.inf, maxexp=60):
     return float(info.x[0]), info.iterations + n
 
 
+def _solve_y(fd, y0, in_domain=None, fallback=None):
+    """Root of ``f(y)`` with ``fd(y) -> (f, f')`` (derivatives from the sympy kernels):
+    Newton with backtracking (``statmech.saddle.newton``) from ``y0``; on failure the
+    bracketed Brent solve ``fallback()`` (default: bracket expansion from y0).
+    Returns ``(y, iterations)``."""
+    memo = {}
+
+    def ev(y):
+        key = float(y[0])
+        if key not in memo:
+            memo.clear()
+            memo[key] = fd(key)
+        return memo[key]
+
+    try:
+        info = newton(lambda y: np.array([ev(y)[0]]), [y0], lambda y: np.array([[ev(y)[1]]]),
+                      tol=1e-14, xtol=1e-14, maxiter=40, in_domain=in_domain)
+        return float(info.x[0]), info.iterations
+    except (ConvergenceError, ValueError, ZeroDivisionError, OverflowError):
+        if fallback is not None:
+            return fallback()
+        return _bracket_solve(lambda y: fd(y)[0], y0)
+
+
 def _logit(q):
     return math.log(q) - math.log1p(-q)
 
@@ -360,12 +384,18 @@ def _ss_one(alpha, kappa, guess=None):
         return SaddlePoint("perceptron.spherical_storage", params, {"q": 0.0},
                            {"entropy": 0.0}, True, 0.0, 0, np.array([0.5]), 1.0, True)
 
-    def f(y):  # log alpha(q) - log alpha, alpha(q) = q/((1-q) E IM^2), increasing in q
-        e = _st_out(_expit(y), kappa, _expit(-y))
-        return (y - math.log(e[1])) - math.log(alpha)
+    la = math.log(alpha)
 
-    y0 = _logit(guess.q) if guess is not None and 0 < guess.q < 1 else math.log(alpha * 0.6366 / ac) if alpha < 0.5 * ac else 1.0
-    y, it = _bracket_solve(f, y0)
+    def fd(y):  # log alpha(q) - log alpha, alpha(q) = q/((1-q) E IM^2), increasing in q = expit(y)
+        q, p = _expit(y), _expit(-y)
+        e = _st_out(q, kappa, p)
+        return (y - math.log(e[1])) - la, 1.0 - e[2] / e[1] * q * p
+
+    if guess is not None and 0 < guess.q < 1:
+        y0 = _logit(guess.q)
+    else:  # q/(1-q) ~ alpha IM(kappa)^2 at small alpha; q -> 1 like 1/(alpha_c - alpha) near capacity
+        y0 = min(math.log(alpha) + 2 * math.log(float(_inv_mills_scalar(kappa))), -math.log1p(-alpha / ac))
+    y, it = _solve_y(fd, y0)
     q = _expit(y)
     one_q = _expit(-y)
     e = _st_out(q, kappa, one_q)
@@ -450,16 +480,18 @@ def _sts_one(alpha, guess=None):
                            {"entropy": 0.0, "generalization_error": 0.5}, True, 0.0, 0,
                            np.array([-0.5]), 1.0, True)
 
-    def f(y):  # log alpha(R) - log alpha, alpha(R) = R / E[2 G IM]
-        R = _expit(y)
-        e = _ts_out(R, _expit(-y))
-        return math.log(R) - math.log(e[1]) - math.log(alpha)
+    la = math.log(alpha)
+
+    def fd(y):  # log alpha(R) - log alpha, alpha(R) = R / E[2 G IM], R = expit(y)
+        R, p = _expit(y), _expit(-y)
+        e = _ts_out(R, p)
+        return math.log(R) - math.log(e[1]) - la, p - e[2] / e[1] * R * p
 
     if guess is not None and 0 < guess.R < 1:
         y0 = _logit(guess.R)
-    else:
-        y0 = _logit(min(0.999, 0.6366 * alpha / (1 + 0.6366 * alpha))) if alpha < 50 else math.log(alpha)
-    y, it = _bracket_solve(f, y0)
+    else:  # R ~ 2 alpha/pi at small alpha, 1 - R ~ (pi c/alpha)^2/2 at large alpha
+        y0 = _logit(2 * alpha / math.pi) if alpha < 0.5 else 2 * math.log(alpha) - math.log(0.5 * (math.pi * 0.6246582) ** 2) if alpha > 20 else _logit(min(0.95, 2 * alpha / math.pi / (1 + 2 * alpha / math.pi)))
+    y, it = _solve_y(fd, y0)
     R = _expit(y)
     one_r = _expit(-y)
     e = _ts_out(R, one_r)
@@ -567,6 +599,16 @@ def _bin_branch(y, kappa):
     return alpha, qh, q, p, e, ei
 
 
+def _bin_dlogalpha(qh, p, e, ei):
+    """d log alpha/d log q_hat along the binary-storage branch (dp/dq_hat = ei[2] = -dq/dq_hat)."""
+    return 1.0 + qh * ei[2] * (1.0 / p + e[2] / e[1])
+
+
+def _inv_mills_scalar(x):
+    from .gaussian import inv_mills
+    return inv_mills(x)
+
+
 def _bin_result(y, kappa, it):
     alpha, qh, q, p, e, ei = _bin_branch(y, kappa)
     ent = -0.5 * qh * p + ei[0] + alpha * e[0]
@@ -590,11 +632,12 @@ def _bs_one(alpha, kappa, guess=None):
                            np.array([-0.5, 0.5]), 1.0, True, {"one_minus_q": 1.0})
     la = math.log(alpha)
 
-    def f(y):
-        return math.log(_bin_branch(y, kappa)[0]) - la
+    def fd(y):
+        a_, qh, q, p, e, ei = _bin_branch(y, kappa)
+        return math.log(a_) - la, _bin_dlogalpha(qh, p, e, ei)
 
-    y0 = math.log(guess.q_hat) if guess is not None and guess.q_hat > 0 else math.log(max(alpha, 1e-300)) - 0.5
-    y, it = _bracket_solve(f, y0)
+    y0 = math.log(guess.q_hat) if guess is not None and guess.q_hat > 0 else la + 2 * math.log(float(_inv_mills_scalar(kappa)))
+    y, it = _solve_y(fd, y0)
     sp_ = _bin_result(y, kappa, it)[2]
     return SaddlePoint(sp_.model, {"alpha": alpha, "kappa": kappa}, sp_.order_params, sp_.thermo,
                        sp_.converged, sp_.residual, sp_.iterations, sp_.hessian_eigenvalues,
@@ -626,11 +669,11 @@ def binary_storage(alpha, kappa=0.0):
 
 
 def _bin_zero_entropy(kappa):
-    def f(y):
+    def fd(y):  # entropy along the branch; d/dy = alpha E log H * dlog(alpha)/dy (envelope theorem)
         alpha, qh, q, p, e, ei = _bin_branch(y, kappa)
-        return -0.5 * qh * p + ei[0] + alpha * e[0]
+        return (-0.5 * qh * p + ei[0] + alpha * e[0], alpha * e[0] * _bin_dlogalpha(qh, p, e, ei))
 
-    y, _ = _bracket_solve(lambda y: -f(y), 0.0, step=1.0)
+    y, _ = _solve_y(fd, 0.5, fallback=lambda: _bracket_solve(lambda y: -fd(y)[0], 0.0))
     return _bin_branch(y, kappa)[0]
 
 
@@ -709,6 +752,14 @@ def _bts_dlogalpha(y):
     alpha, rh, R, p, e, ei = _bts_branch(y)
     D = ei[3]  # d(1-R)/dR_hat
     return 1.0 + rh * D / p + rh * e[2] * D / e[1]
+
+
+def _bts_fd(la):
+    def fd(y):
+        alpha, rh, R, p, e, ei = _bts_branch(y)
+        D = ei[3]
+        return math.log(alpha) - la, 1.0 + rh * D / p + rh * e[2] * D / e[1]
+    return fd
 
 
 def _bts_entropy(y):
@@ -816,22 +867,29 @@ def _bts_one(alpha, branch, guess=None):
         y = ysp
         it = 0
     elif branch == "poor":
-        # bracket downward from the spinodal: alpha(R_hat) is increasing on (0, R_hat_sp)
-        lo = ysp - 1.0
-        while math.log(_bts_branch(lo)[0]) - la > 0:
-            lo -= 2.0
-            if lo < -750:
-                raise ConvergenceError("could not bracket the poor branch", x=[lo])
-        info = root_scalar(lambda y: math.log(_bts_branch(y)[0]) - la, (lo, ysp), xtol=1e-15)
-        y, it = float(info.x[0]), info.iterations
+        def bracket_poor():
+            # bracket downward from the spinodal: alpha(R_hat) is increasing on (0, R_hat_sp)
+            lo = ysp - 1.0
+            while math.log(_bts_branch(lo)[0]) - la > 0:
+                lo -= 2.0
+                if lo < -750:
+                    raise ConvergenceError("could not bracket the poor branch", x=[lo])
+            info = root_scalar(lambda y: math.log(_bts_branch(y)[0]) - la, (lo, ysp), xtol=1e-15)
+            return float(info.x[0]), info.iterations
+
+        y0 = math.log(guess.R_hat) if guess is not None and 0 < guess.R_hat < math.exp(ysp) else min(la, ysp - 0.7)
+        y, it = _solve_y(_bts_fd(la), y0, in_domain=lambda y: y[0] < ysp, fallback=bracket_poor)
     else:  # unstable: alpha(R_hat) decreasing on (R_hat_sp, inf)
-        hi = ysp + 0.5
-        while math.log(_bts_branch(hi)[0]) - la > 0:
-            hi += 0.5
-            if hi > math.log(700.0):
-                raise ConvergenceError("unstable branch beyond the resolvable R_hat range", x=[hi])
-        info = root_scalar(lambda y: math.log(_bts_branch(y)[0]) - la, (ysp, hi), xtol=1e-15)
-        y, it = float(info.x[0]), info.iterations
+        def bracket_unstable():
+            hi = ysp + 0.5
+            while math.log(_bts_branch(hi)[0]) - la > 0:
+                hi += 0.5
+                if hi > math.log(700.0):
+                    raise ConvergenceError("unstable branch beyond the resolvable R_hat range", x=[hi])
+            info = root_scalar(lambda y: math.log(_bts_branch(y)[0]) - la, (ysp, hi), xtol=1e-15)
+            return float(info.x[0]), info.iterations
+
+        y, it = bracket_unstable()
     return _bts_result(y, alpha, branch, it)
 
 
