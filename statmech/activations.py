@@ -82,7 +82,7 @@ from .symbolic import Scalar, kernels
 
 __all__ = ["Sigmoid", "Softplus", "gate_expectation", "esp", "esp_derivative", "log_partition",
            "esp_variance", "gate_variance", "esp_parameter_derivatives", "relu_pair_moment",
-           "ESP", "SWISH_MIN_X", "SWISH_MIN_VALUE"]
+           "ESP", "ESPTransitions", "scm_transitions", "SWISH_MIN_X", "SWISH_MIN_VALUE"]
 
 #: beta h at the minimum of h sigma(beta h): -(1 + W(1/e)) (W = Lambert W)
 SWISH_MIN_X = -1.2784645427610738
@@ -403,3 +403,56 @@ def _esp_mean(beta, level):
         return 0.0
     from .gaussian import expect_piecewise
     return float(expect_piecewise(lambda z: _K.even_v(z, beta), [0.0], level=level + 1))
+
+
+# --------------------------------------------------------------------------- SCM with ESP units
+@dataclass(frozen=True)
+class ESPTransitions:
+    """Specialization transitions of the K-unit soft committee machine with ESP(beta) units.
+
+    Arrays over ``beta`` (ascending): ``alpha_s`` (specialized state appears), ``alpha_c``
+    (thermodynamic transition), ``alpha_d`` (unspecialized state unstable), ``order`` (1 or 2;
+    0 where there is no transition).  ``inf`` marks "no transition at finite alpha" (the
+    linear limit beta = 0: a linear student cannot specialize).  ``relu`` holds the
+    ``beta = inf`` values (statmech.scm with the ReLU closed forms), ``details`` the
+    :class:`statmech.scm.Transitions` objects.
+    """
+    K: float
+    beta: np.ndarray
+    alpha_s: np.ndarray
+    alpha_c: np.ndarray
+    alpha_d: np.ndarray
+    order: np.ndarray
+    relu: object
+    details: tuple
+
+
+def scm_transitions(K, betas, progress=False):
+    """Specialization transitions vs beta of the SCM with ESP units (student and teacher).
+
+    Implements the outlook of seed 003 (Oostwal, Straat & Biehl): ``beta f = alpha K eps_g - s``
+    with ``eps_g`` from the ESP pair moments (:meth:`ESP.pair_moment`) through the
+    any-activation path of :func:`statmech.scm.transitions`.  ``beta = inf`` uses
+    ``activation="relu"`` (closed forms; ReLU K=2 alpha_c = 6.0940738933...), ``beta = 0``
+    is the linear unit x/2, for which no specialization occurs (all ``inf``).
+    """
+    from . import scm
+    b = np.atleast_1d(check_range("betas", betas, 0.0, math.inf, allow_inf=True)).astype(float)
+    b = np.sort(b)
+    relu = scm.transitions(K, activation="relu")
+    rows, det = [], []
+    it = b
+    if progress:
+        from tqdm.auto import tqdm
+        it = tqdm(b, desc=f"SCM K={K} ESP transitions")
+    for beta in it:
+        if beta == 0.0:
+            rows.append((math.inf, math.inf, math.inf, 0))
+            det.append(None)
+            continue
+        t = relu if math.isinf(beta) else scm.transitions(K, activation=ESP(float(beta)))
+        f = lambda v: math.inf if v is None else float(v)  # noqa: E731
+        rows.append((f(t.alpha_s), f(t.alpha_c), f(t.alpha_d), int(t.order or 0)))
+        det.append(t)
+    r = np.array(rows, dtype=float)
+    return ESPTransitions(K, b, r[:, 0], r[:, 1], r[:, 2], r[:, 3].astype(int), relu, tuple(det))
