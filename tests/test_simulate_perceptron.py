@@ -187,6 +187,19 @@ def test_binary_teacher_student_exact_annealed_and_monotone():
     assert R[-1] > 0.6 and eps[-1] < 0.3
 
 
+def test_binary_teacher_student_annealed_formula():
+    """The exact finite-N annealed curve: R = 0, eps = 1/2 without data, monotone, and equal to
+    the ratio-of-averages of the enumeration within its sampling error."""
+    R0, e0 = en.binary_teacher_student_annealed(13, 0.0)
+    assert R0 == pytest.approx(0.0, abs=1e-12) and e0 == pytest.approx(0.5, abs=1e-12)
+    R, e = en.binary_teacher_student_annealed(13, np.linspace(0, 3, 40))
+    assert np.all(np.diff(R) >= -1e-12) and np.all(np.diff(e) <= 1e-12) and e[-1] < 0.05
+    s = en.binary_teacher_student_enumeration(13, 400, alpha_max=0.5, seed=4, dist="gaussian", progress=False)
+    alpha, Ra, ea = s.gibbs_annealed()
+    Rx, ex = en.binary_teacher_student_annealed(13, alpha)
+    assert np.max(np.abs(Ra - Rx)) < 0.03
+
+
 @pytest.mark.slow
 def test_binary_capacity_trend_slow():
     """Finite-N capacity <P_c>/N (Krauth-Opper definition, +-1 patterns, odd N = 11..21)
