@@ -39,7 +39,8 @@ from ..errors import check_choice, check_int, check_range
 
 __all__ = ["AlgorithmResult", "random_binary_instance", "training_errors",
            "stochastic_perceptron", "stochastic_perceptron_loss", "perceptron_rule",
-           "delta_rule", "clipped_hebb", "metropolis_annealing"]
+           "delta_rule", "clipped_hebb", "metropolis_annealing", "CapacityEstimate",
+           "algorithmic_capacity", "success_rate"]
 
 
 # --------------------------------------------------------------------------- equations
@@ -620,3 +621,119 @@ def metropolis_annealing(patterns, labels, *, seed=None, beta0=0.5, beta1=20.0, 
     return AlgorithmResult("metropolis_annealing", w.astype(np.int8), bool(E == 0), int(E), int(done),
                            {"energy": h_E[:done], "beta": betas[:done]},
                            {"seed": seed, "beta0": beta0, "beta1": beta1, "sweeps": sweeps})
+
+
+# --------------------------------------------------------------------------- success statistics
+@dataclass(frozen=True)
+class CapacityEstimate:
+    """Algorithmic capacity from success counts: ``P(solve | alpha) = H((alpha - alpha_c)/width)``.
+
+    ``alpha_c`` (where the success probability is 1/2) with its standard error ``stderr``
+    (inverse Fisher information of the binomial likelihood), ``width`` with ``width_stderr``,
+    ``converged``, ``neg_log_likelihood``.
+    """
+    alpha_c: float
+    stderr: float
+    width: float
+    width_stderr: float
+    converged: bool
+    neg_log_likelihood: float
+
+
+def algorithmic_capacity(alphas, successes, trials):
+    r"""Maximum-likelihood fit of ``P(solve) = H((alpha - alpha_c)/width)`` to success counts.
+
+    ``successes[k]`` of ``trials[k]`` runs solved their instance at ``alphas[k]``.  The
+    binomial negative log-likelihood is written with ``log_H`` (no cut-offs) and minimized
+    over (alpha_c, log width); standard errors from the inverse of its Hessian (central
+    differences).  Raises ValueError when the data contain no success or no failure (then
+    alpha_c is not identifiable) and ConvergenceError when the fit fails.
+    """
+    from scipy import optimize
+    from ..errors import ConvergenceError
+    from ..gaussian import log_H
+    from ..saddle import hessian_fd
+
+    a = check_range("alphas", alphas, 0.0).ravel()
+    k = np.asarray(successes, dtype=float).ravel()
+    n = np.asarray(trials, dtype=float).ravel()
+    if not (a.shape == k.shape == n.shape) or a.size < 2:
+        raise ValueError("alphas, successes and trials must be 1-d arrays of the same length >= 2")
+    if np.any(n < 1) or np.any(k < 0) or np.any(k > n) or np.any(k != np.round(k)) or np.any(n != np.round(n)):
+        raise ValueError("successes and trials must be integers with 0 <= successes <= trials, trials >= 1")
+    if k.sum() == 0 or k.sum() == n.sum():
+        raise ValueError("successes must contain at least one success and one failure")
+
+    def nll(x):
+        ac, lw = x
+        z = (a - ac) / math.exp(lw)
+        return -float(np.sum(k * log_H(z) + (n - k) * log_H(-z)))
+
+    p = k / n
+    x0 = [float(np.interp(0.5, -p, a)) if np.any(p >= 0.5) and np.any(p <= 0.5) else float(np.mean(a)),
+          math.log(max(0.02, 0.5 * (a.max() - a.min()) / max(1, a.size)))]
+    best = None
+    for lw0 in (x0[1], x0[1] + 1.0, x0[1] - 1.0):
+        res = optimize.minimize(nll, [x0[0], lw0], method="Nelder-Mead",
+                                options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 4000})
+        if best is None or res.fun < best.fun:
+            best = res
+    if not best.success:
+        raise ConvergenceError("algorithmic_capacity: likelihood maximization failed", x=best.x,
+                               iterations=best.nit, diagnostics={"message": best.message})
+    ac, lw = best.x
+    Hm = hessian_fd(nll, np.array([ac, lw]), h=1e-4)
+    try:
+        cov = np.linalg.inv(Hm)
+    except np.linalg.LinAlgError:
+        cov = np.full((2, 2), np.inf)
+    se_ac = math.sqrt(cov[0, 0]) if cov[0, 0] > 0 else math.inf
+    w = math.exp(lw)
+    se_w = w * math.sqrt(cov[1, 1]) if cov[1, 1] > 0 else math.inf
+    return CapacityEstimate(float(ac), float(se_ac), float(w), float(se_w), True, float(best.fun))
+
+
+def success_rate(alphas, N, runs, *, seed=0, algorithm="stochastic_perceptron", teacher=False,
+                 progress=False, **kw):
+    """Fraction of fresh random instances solved at each alpha.
+
+    For each alpha, ``runs`` instances ``random_binary_instance(N, alpha)`` are drawn and
+    ``algorithm`` (``"stochastic_perceptron"`` or ``"metropolis_annealing"``) is run with
+    the keyword arguments ``kw``.  Instance and algorithm seeds are derived from ``seed``, so
+    the result is reproducible.  Returns a dict with ``alpha``, ``successes``, ``trials``,
+    ``p`` (fraction), ``p_err`` (binomial standard error), ``epochs`` (list per alpha) and
+    ``seconds`` (list per alpha).
+    """
+    import time
+    check_choice("algorithm", algorithm, ("stochastic_perceptron", "metropolis_annealing"))
+    fn = stochastic_perceptron if algorithm == "stochastic_perceptron" else metropolis_annealing
+    alphas = np.atleast_1d(check_range("alphas", alphas, 0.0, lo_open=True)).ravel()
+    runs = check_int("runs", runs, 1)
+    ss = np.random.SeedSequence(seed)
+    seeds = ss.generate_state(2 * runs * alphas.size).reshape(alphas.size, runs, 2)
+    it = range(alphas.size)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=alphas.size * runs, desc=f"{algorithm} N={N}")
+    succ, eps, secs = [], [], []
+    for j in it:
+        k, e, t = 0, [], []
+        for r in range(runs):
+            X, y, _ = random_binary_instance(N, float(alphas[j]), seed=int(seeds[j, r, 0]), teacher=teacher)
+            t0 = time.perf_counter()
+            res = fn(X, y, seed=int(seeds[j, r, 1]), **kw)
+            t.append(time.perf_counter() - t0)
+            k += int(res.solved)
+            e.append(res.epochs)
+            if bar is not None:
+                bar.update(1)
+        succ.append(k)
+        eps.append(e)
+        secs.append(t)
+    if bar is not None:
+        bar.close()
+    succ = np.array(succ)
+    p = succ / runs
+    return {"alpha": alphas, "successes": succ, "trials": np.full(alphas.size, runs), "p": p,
+            "p_err": np.sqrt(np.maximum(p * (1 - p), 0.25 / runs) / runs), "epochs": eps, "seconds": secs}
