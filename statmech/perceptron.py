@@ -629,7 +629,7 @@ def _bs_one(alpha, kappa, guess=None):
     if alpha == 0.0:
         return SaddlePoint("perceptron.binary_storage", {"alpha": 0.0, "kappa": kappa},
                            {"q": 0.0, "q_hat": 0.0}, {"entropy": math.log(2.0)}, True, 0.0, 0,
-                           np.array([-0.5, 0.5]), 1.0, True, {"one_minus_q": 1.0})
+                           np.linalg.eigvalsh([[0.0, 0.5], [0.5, -0.5]]), 1.0, True, {"one_minus_q": 1.0})
     la = math.log(alpha)
 
     def fd(y):
@@ -860,7 +860,8 @@ def _bts_one(alpha, branch, guess=None):
             return SaddlePoint("perceptron.binary_teacher_student", {"alpha": 0.0},
                                {"R": 0.0, "R_hat": 0.0, "q": 0.0, "q_hat": 0.0},
                                {"entropy": math.log(2.0), "generalization_error": 0.5}, True, 0.0, 0,
-                               None, 1.0, True, {"branch": "poor", "one_minus_R": 1.0})
+                               np.linalg.eigvalsh([[0.0, -0.5], [-0.5, 0.5]]), 1.0, True,
+                               {"branch": "poor", "one_minus_R": 1.0})
         raise ValueError("alpha must be > 0 on the 'unstable' branch, got 0.0")
     la = math.log(alpha)
     if alpha == tr.alpha_spinodal:
@@ -922,12 +923,16 @@ def binary_teacher_student(alpha, branch="equilibrium"):
     if a.ndim == 0:
         return _bts_one(float(a), branch)
     res = [_bts_one(float(x), branch) for x in a.ravel()]
-    out = stack(res, a.shape, model="perceptron.binary_teacher_student")
-    if any(r.replicon is None for r in res):
-        # the R = 1 state has no Hessian/replicon: keep None there instead of NaN
+    if any(r.hessian_eigenvalues is None for r in res):
+        # the R = 1 state has no Hessian/replicon: stack the rest, keep None there (not NaN)
+        fill = [replace(r, hessian_eigenvalues=np.zeros(2), replicon=0.0) if r.hessian_eigenvalues is None else r
+                for r in res]
+        out = stack(fill, a.shape, model="perceptron.binary_teacher_student")
         rep = np.empty(len(res), dtype=object)
         rep[:] = [r.replicon for r in res]
         hes = np.empty(len(res), dtype=object)
         hes[:] = [r.hessian_eigenvalues for r in res]
         out = replace(out, replicon=rep.reshape(a.shape), hessian_eigenvalues=hes.reshape(a.shape))
+        return replace(out, extra={"branch": np.array([r.extra["branch"] for r in res]).reshape(a.shape)})
+    out = stack(res, a.shape, model="perceptron.binary_teacher_student")
     return replace(out, extra={"branch": np.array([r.extra["branch"] for r in res]).reshape(a.shape)})

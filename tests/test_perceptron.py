@@ -369,6 +369,7 @@ def test_convergence_error_is_raised_not_swallowed(monkeypatch):
     def failing(*a, **k):
         raise ConvergenceError("forced", residual=1.0)
     monkeypatch.setattr(P, "root_scalar", failing)
+    monkeypatch.setattr(P, "newton", failing)
     with pytest.raises(ConvergenceError):
         P.spherical_storage(1.0)
     with pytest.raises(ConvergenceError):
@@ -424,3 +425,13 @@ def test_binary_capacity_mpmath_root_slow():
         assert abs(float(mp_binary_storage_phi(q, qh, ac, 0))) < 1e-10
     finally:
         mp.mp.dps = 20
+
+
+def test_alpha_zero_hessians_match_finite_differences():
+    # closed forms used at alpha = 0 (where 1/sqrt(q_hat) derivative terms are 0/0)
+    r = P.binary_storage(0.0)
+    Hm = P.binary_storage_hessian([1e-9, 1e-9], 0.0)
+    np.testing.assert_allclose(r.hessian_eigenvalues, np.linalg.eigvalsh(Hm), atol=1e-6)
+    r = P.binary_teacher_student(0.0, "poor")
+    Hm = P.binary_teacher_student_hessian([1e-9, 1e-9], 0.0)
+    np.testing.assert_allclose(r.hessian_eigenvalues, np.linalg.eigvalsh(Hm), atol=1e-6)
