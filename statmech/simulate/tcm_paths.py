@@ -294,13 +294,15 @@ class TCMPath:
 
 def tcm_path(W_a, W_b, patterns, labels, K, *, test_patterns=None, test_labels=None, eta=0.5,
              coupling=0.01, norm_constraint=True, max_steps=5000, tol=1e-3, n_line=101,
-             n_hessian=11, lam=1.0, descent_on="errors"):
+             n_hessian=11, lam=1.0, descent_on="errors", max_inner=20):
     r"""Explore the version space between two solutions W_a, W_b of the same training set.
 
     ``descent_on="errors"`` (default) computes the GD step on the currently misclassified
-    training patterns only, so the loss force vanishes inside the version space and only
-    pushes W* back when it leaves it (with ``"all"`` the GD force on the whole training set
-    balances the elastic pull before W_b is reached, the trap described in Sec. 3.3.1).
+    training patterns only (mean loss over them), so the loss force vanishes inside the
+    version space and only pushes W* back when it leaves it; up to ``max_inner`` such GD
+    steps are taken after each elastic step until the training error is zero again.  With
+    ``"all"`` one GD step on the whole training set is taken per elastic step; its force
+    balances the elastic pull before W_b is reached (the trap described in Sec. 3.3.1).
 
     * Straight line (Eq. 3.14): ``v(t) = W_a + t (W_b - W_a)``, t in [0, 1] (``n_line`` points).
     * Relaxed path Gamma(t) (Sec. 3.3.1): start at ``W* = W_a``; each step does one GD step on
@@ -325,6 +327,7 @@ def tcm_path(W_a, W_b, patterns, labels, K, *, test_patterns=None, test_labels=N
     n_hessian = check_int("n_hessian", n_hessian, 0)
     lam = float(check_range("lam", lam, 0.0, lo_open=True))
     check_choice("descent_on", descent_on, ("errors", "all"))
+    max_inner = check_int("max_inner", max_inner, 0)
     D = float(np.linalg.norm(Wb - Wa))
     if D == 0.0:
         raise ValueError("W_a and W_b must differ")
@@ -365,11 +368,14 @@ def tcm_path(W_a, W_b, patterns, labels, K, *, test_patterns=None, test_labels=N
     steps = 0
     for steps in range(1, max_steps + 1):
         if descent_on == "all":
-            _, g = _loss_grad(X3, y, W, lam)
-        else:
-            bad = _predict(X3, W) != y
-            g = _loss_grad(X3[bad], y[bad], W, lam)[1] * (bad.sum() / len(y)) if bad.any() else 0.0
-        W = W - eta * g + coupling * (Wb - W)
+            W = W - eta * _loss_grad(X3, y, W, lam)[1]
+        W = W + coupling * (Wb - W)
+        if descent_on == "errors":
+            for _ in range(max_inner):
+                bad = _predict(X3, W) != y
+                if not bad.any():
+                    break
+                W = W - eta * _loss_grad(X3[bad], y[bad], W, lam)[1]
         if norm_constraint:
             target = nb - (nb - na) * float(np.linalg.norm(Wb - W)) / D
             nw = float(np.linalg.norm(W))
