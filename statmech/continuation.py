@@ -27,7 +27,11 @@ Public API
     ``dFdp`` defaults to central differences in ``p``.  Optional: ``events`` (dict
     name -> ``g(x, p, **params)``; zeros are located), ``names`` (order-parameter
     names), ``p_name``, ``weights`` (length n+1, the weighted norm on (x, p)),
-    ``in_domain(x, p) -> bool``, ``tol`` (residual tolerance, default 1e-10).
+    ``in_domain(x, p) -> bool``, ``tol`` (residual tolerance, default 1e-10),
+    ``affine_in_p`` (F linear in p, as for every free energy ``f = f_0(x) + alpha f_1(x)``
+    of the models: ``F_p = F(x, p+1) - F(x, p)`` exactly; otherwise 4th-order differences).
+    A ``ValueError`` raised by a model function (point outside its domain) is read as NaN
+    and makes the step fail, so models can validate their arguments.
     ``Problem.from_sympy(expr, xs, p, params=(), kind="free_energy"|"residual", ...)``
     derives gradient and Hessian (or the Jacobian) with ``sympy.diff``.
     ``problem.with_params(**kw)`` / ``problem.with_start(x0, p0)`` return modified copies.
@@ -156,6 +160,7 @@ class Problem:
     weights: Any = None
     in_domain: Callable | None = None
     tol: float = 1e-10
+    affine_in_p: bool = False
 
     def __post_init__(self):
         if self.residual is None and self.free_energy is None and self.gradient is None:
@@ -204,30 +209,45 @@ class Problem:
             return self.stability
         return "flow" if self.residual is not None else self.sense
 
+    # A ValueError raised by a model function (argument outside its domain) makes the
+    # value NaN: the Newton iterations then backtrack / reject the step.
+    def _call(self, fn, x, p, shape):
+        try:
+            return np.asarray(fn(x, p, **self.params), dtype=float).reshape(shape)
+        except ValueError:
+            return np.full(shape, np.nan)
+
     def F(self, x, p):
+        n = x.size
         if self.residual is not None:
-            return np.atleast_1d(np.asarray(self.residual(x, p, **self.params), dtype=float))
+            return self._call(self.residual, x, p, (n,))
         if self.gradient is not None:
-            return np.atleast_1d(np.asarray(self.gradient(x, p, **self.params), dtype=float))
-        return _fd_gradient(self.free_energy, x, p, self.params)
+            return self._call(self.gradient, x, p, (n,))
+        return _fd_gradient(lambda xx, pp, **kw: self.f(xx, pp), x, p, {})
 
     def J(self, x, p):
         fn = self.jacobian if self.residual is not None else self.hessian
         if fn is not None:
-            return np.atleast_2d(np.asarray(fn(x, p, **self.params), dtype=float))
+            return self._call(fn, x, p, (x.size, x.size))
         return jacobian_fd(lambda z: self.F(z, p), x)
 
     def Fp(self, x, p):
         if self.dFdp is not None:
-            return np.atleast_1d(np.asarray(self.dFdp(x, p, **self.params), dtype=float))
-        h = 1e-6 * max(1.0, abs(p))
-        return (self.F(x, p + h) - self.F(x, p - h)) / (2 * h)
+            return self._call(self.dFdp, x, p, (x.size,))
+        if self.affine_in_p:  # F = A(x) + p B(x): exact difference
+            return self.F(x, p + 1.0) - self.F(x, p)
+        # fourth-order central differences
+        h = 2e-4 * max(1.0, abs(p))
+        return (8 * (self.F(x, p + h) - self.F(x, p - h)) - (self.F(x, p + 2 * h) - self.F(x, p - 2 * h))) / (12 * h)
 
     def f(self, x, p):
-        """Free energy at (x, p), or None when the problem has none."""
+        """Free energy at (x, p), or None when the problem has none (NaN outside the domain)."""
         if self.free_energy is None:
             return None
-        return float(self.free_energy(x, p, **self.params))
+        try:
+            return float(self.free_energy(x, p, **self.params))
+        except ValueError:
+            return math.nan
 
     def grad_f(self, x, p):
         if self.residual is None:
@@ -235,17 +255,24 @@ class Problem:
         return _fd_gradient(self.free_energy, x, p, self.params)
 
     def f_p(self, x, p):
-        h = 1e-6 * max(1.0, abs(p))
-        return (self.f(x, p + h) - self.f(x, p - h)) / (2 * h)
+        if self.affine_in_p:
+            return self.f(x, p + 1.0) - self.f(x, p)
+        h = 2e-4 * max(1.0, abs(p))
+        return (8 * (self.f(x, p + h) - self.f(x, p - h)) - (self.f(x, p + 2 * h) - self.f(x, p - 2 * h))) / (12 * h)
 
     def margin(self, x, p, J=None):
         """Stability margin: > 0 stable, < 0 unstable (inf when not assessed)."""
         mode = self.stability_mode
         if callable(mode):
-            return float(mode(x, p, **self.params))
+            try:
+                return float(mode(x, p, **self.params))
+            except ValueError:
+                return math.nan
         if mode == "none":
             return math.inf
         J = self.J(x, p) if J is None else J
+        if not np.all(np.isfinite(J)):
+            return math.nan
         if mode == "min":
             return float(np.linalg.eigvalsh(0.5 * (J + J.T))[0])
         if mode == "max":
@@ -750,33 +777,92 @@ class _Tracer:
         return sorted(out, key=lambda q: q.s)
 
 
-def _bp_system(prob, n):
-    """Govaerts' regular system for a branch point: F + b phi = 0, F_x^T phi = 0, F_p.phi = 0, |phi| = 1."""
+def _bp_system(prob, n, sJ=1.0, sP=1.0):
+    """Govaerts' regular system for a branch point: F + b phi = 0, F_x^T phi = 0, F_p.phi = 0,
+    |phi| = 1 (the F_x^T phi rows scaled by the size sJ of F_x, the F_p.phi row by that of F_p)."""
     def G(z):
         x, ph, p, b = z[:n], z[n:2 * n], z[2 * n], z[2 * n + 1]
-        return np.concatenate([prob.F(x, p) + b * ph, prob.J(x, p).T @ ph, [prob.Fp(x, p) @ ph, ph @ ph - 1.0]])
+        return np.concatenate([prob.F(x, p) + b * ph, prob.J(x, p).T @ ph / sJ,
+                               [prob.Fp(x, p) @ ph / sP, ph @ ph - 1.0]])
     return G
 
 
 def _polish_branch_point(prob, y, tol, max_move=math.inf):
-    """Newton on the (regular) branch-point system from a located estimate; y unchanged on failure."""
+    """Newton on Govaerts' regular branch-point system from a located estimate.
+
+    Unknowns (x, phi, p, b): F + b phi = 0, F_x^T phi = 0, F_p.phi = 0, |phi|^2 = 1.  The Jacobian
+    uses F_x and F_p exactly and differences of F_x for the third derivatives.  Returns the
+    polished (x, p), or y unchanged when Newton fails, b is not ~0 (no branch point), or the
+    point moved by more than max_move.
+    """
     n = prob.n
-    x, p = y[:-1], y[-1]
+    x, p = y[:-1].copy(), float(y[-1])
     J = prob.J(x, p)
+    if not np.all(np.isfinite(J)):
+        return y
     _, _, vt = np.linalg.svd(J.T)
-    z0 = np.concatenate([x, vt[-1], [p, 0.0]])
-    G = _bp_system(prob, n)
-    try:
-        r = newton(G, z0, tol=tol, maxiter=30, raise_on_fail=False)
-        if not r.converged:
-            r = newton(G, z0, tol=prob.tol, maxiter=30, raise_on_fail=False)
-    except ConvergenceError:
+    ph = vt[-1].copy()
+    b = 0.0
+    sJ = max(1.0, float(np.max(np.abs(J))))
+    sP = max(1.0, float(np.max(np.abs(prob.Fp(x, p)))))
+
+    def Jp(xx, pp):
+        if prob.affine_in_p:
+            return prob.J(xx, pp + 1.0) - prob.J(xx, pp)
+        h = 1e-5 * max(1.0, abs(pp))
+        return (prob.J(xx, pp + h) - prob.J(xx, pp - h)) / (2 * h)
+
+    def system(xx, phv, pp, bb):
+        F, Jx, Fp = prob.F(xx, pp), prob.J(xx, pp), prob.Fp(xx, pp)
+        G = np.concatenate([F + bb * phv, Jx.T @ phv / sJ, [Fp @ phv / sP, phv @ phv - 1.0]])
+        return G, Jx, Fp
+
+    best = None
+    for it in range(25):
+        G, Jx, Fp = system(x, ph, p, b)
+        if not np.all(np.isfinite(G)):
+            break
+        res = float(np.max(np.abs(G)))
+        if best is None or res < best[0]:
+            best = (res, x.copy(), p, b)
+        if res <= tol:
+            break
+        M = np.zeros((2 * n + 2, 2 * n + 2))
+        M[:n, :n] = Jx
+        M[:n, n:2 * n] = b * np.eye(n)
+        M[:n, 2 * n] = Fp
+        M[:n, 2 * n + 1] = ph
+        for j in range(n):  # third derivatives: differences of F_x in x
+            h = 1e-5 * max(1.0, abs(x[j]))
+            e = np.zeros(n)
+            e[j] = h
+            M[n:2 * n, j] = (prob.J(x + e, p).T @ ph - prob.J(x - e, p).T @ ph) / (2 * h * sJ)
+        Jpp = Jp(x, p)
+        M[n:2 * n, n:2 * n] = Jx.T / sJ
+        M[n:2 * n, 2 * n] = Jpp.T @ ph / sJ
+        M[2 * n, :n] = (Jpp.T @ ph) / sP  # d(F_p.phi)/dx = (dF_x/dp)^T phi
+        M[2 * n, n:2 * n] = Fp / sP
+        M[2 * n + 1, n:2 * n] = 2 * ph
+        try:
+            dz = np.linalg.solve(M, -G)
+        except np.linalg.LinAlgError:
+            break
+        if not np.all(np.isfinite(dz)):
+            break
+        x = x + dz[:n]
+        ph = ph + dz[n:2 * n]
+        p = p + dz[2 * n]
+        b = b + dz[2 * n + 1]
+        if np.max(np.abs(dz)) <= 1e-14 * (1 + max(np.max(np.abs(x)), abs(p))):
+            G, _, _ = system(x, ph, p, b)
+            res = float(np.max(np.abs(G)))
+            if res < best[0]:
+                best = (res, x.copy(), p, b)
+            break
+    if best is None or best[0] > 10 * prob.tol or abs(best[3]) > 1e-8:
         return y
-    if not r.converged:
-        return y
-    z = r.x
-    y_new = np.append(z[:n], z[2 * n])
-    if abs(z[2 * n + 1]) > 1e-8 or _wnorm(prob.w, y_new - y) > max_move:
+    y_new = np.append(best[1], best[2])
+    if _wnorm(prob.w, y_new - y) > max_move:
         return y
     return y_new
 
@@ -1299,6 +1385,21 @@ def analyze(problem, p_min, p_max, *, starts=None, scan=3, ds=None, max_branches
         if probes and all(any(_on_branch(problem, b, br.x[k], br.p[k]) for b in branches) for k in probes):
             continue
         add(br)
+    # a fold found next to a branch point is the tip of a pitchfork (dp/ds = 0 there on the
+    # bifurcating branch): mark it and give it the (better conditioned) branch point's location
+    all_bps = [q for b in branches for q in b.special_points if q.kind == "branch_point"]
+    w = problem.w
+
+    def snap(q):
+        if q.kind != "fold":
+            return q
+        yq = np.append(q.x, q.p)
+        for bp_ in all_bps:
+            ybp = np.append(bp_.x, bp_.p)
+            if _wnorm(w, yq - ybp) <= 1e-4 * (1 + _wnorm(w, ybp)):
+                return replace(q, p=bp_.p, x=bp_.x.copy(), f=bp_.f, coincides="branch_point")
+        return q
+    branches = [replace(b, special_points=tuple(snap(q) for q in b.special_points)) for b in branches]
     sps, coex = [], []
     for i, b in enumerate(branches):
         sps.extend(replace(sp_, branch=i) for sp_ in b.special_points)
