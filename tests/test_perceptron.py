@@ -311,6 +311,13 @@ def test_binary_teacher_student_transition():
     assert tr.R_c < tr.R_spinodal < 1
     # entropy of the poor branch vanishes at alpha_c (independently evaluated with mpmath)
     assert abs(float(mp_binary_ts_phi(tr.R_c, tr.R_hat_c, tr.alpha_c))) < 1e-11
+    # and (R_c, R_hat_c) solves the saddle-point equations in the Györgyi form (mpmath):
+    # R = E tanh(sqrt(R_hat) z + R_hat),  R_hat = (alpha/pi) int Dt e^{-R t^2/2}/H(sqrt(R) t) / sqrt(1-R)
+    R, rh = mp.mpf(tr.R_c), mp.mpf(tr.R_hat_c)
+    s = mp.sqrt(rh)
+    assert rel(R, _E(lambda z: mp.tanh(s * z + rh), [-s - 1 / s, -s, -s + 1 / s])) < 1e-12
+    X = _E(lambda t: mp.exp(-R * t * t / 2) / _H(mp.sqrt(R) * t))
+    assert rel(rh, tr.alpha_c / mp.pi * X / mp.sqrt(1 - R)) < 1e-12
     # the poor branch ends at the spinodal: poor and unstable branches merge there
     d = 1e-7
     rp = P.binary_teacher_student(tr.alpha_spinodal * (1 - d), "poor")
