@@ -133,19 +133,27 @@ def digits_task():
 
 
 # --------------------------------------------------------------------------- activations
-def _phi(kind, h, beta):
-    """phi and its derivatives: dict with f, f_h, f_hh (and f_b, f_hb, f_bb when trainable)."""
+def _phi(kind, h, beta, second=True):
+    """phi and its derivatives: dict with f, f_h (f_b when trainable), and with ``second``
+    also f_hh (f_hb, f_bb when trainable), from the sympy kernels of statmech.activations."""
     from .. import activations as A
     K = A._K
     if kind == "relu":
         pos = (h > 0).astype(float)
         return {"f": h * pos, "f_h": pos, "f_hh": np.zeros_like(h)}
     if kind == "sigmoid":
-        return {"f": K.gate_v(h, 1.0), "f_h": K.gate_dh_v(h, 1.0), "f_hh": K.gate_dhh_v(h, 1.0)}
+        out = {"f": K.gate_v(h, 1.0), "f_h": K.gate_dh_v(h, 1.0)}
+        if second:
+            out["f_hh"] = K.gate_dhh_v(h, 1.0)
+        return out
     hb, bb = np.broadcast_arrays(h, beta)
-    out = {"f": K.esp_v(hb, bb), "f_h": K.esp_derivative_v(hb, bb), "f_hh": K.esp_dhh_v(hb, bb)}
+    out = {"f": K.esp_v(hb, bb), "f_h": K.esp_derivative_v(hb, bb)}
+    if second:
+        out["f_hh"] = K.esp_dhh_v(hb, bb)
     if kind == "esp_trainable":
-        out.update(f_b=K.esp_dbeta_v(hb, bb), f_hb=K.esp_dhbeta_v(hb, bb), f_bb=K.esp_dbetabeta_v(hb, bb))
+        out["f_b"] = K.esp_dbeta_v(hb, bb)
+        if second:
+            out.update(f_hb=K.esp_dhbeta_v(hb, bb), f_bb=K.esp_dbetabeta_v(hb, bb))
     return out
 
 
@@ -212,14 +220,14 @@ class Network:
         return theta
 
     # ----------------------------------------------------------------- forward / loss
-    def _forward(self, theta, X):
+    def _forward(self, theta, X, second=True):
         layers = self.unpack(theta)
         zs, hs, phis = [X], [], []
         for l, p in enumerate(layers):
             h = zs[-1] @ p["W"] + p["b"]
             hs.append(h)
             if l < len(layers) - 1:
-                ph = _phi(self.activation, h, p.get("beta", self.beta))
+                ph = _phi(self.activation, h, p.get("beta", self.beta), second)
                 phis.append(ph)
                 zs.append(ph["f"])
         return layers, zs, hs, phis
@@ -238,17 +246,17 @@ class Network:
 
     def loss(self, theta, task):
         """Mean cross-entropy loss (seed 000 App. A, Eq. 16)."""
-        _, _, hs, _ = self._forward(theta, task.X)
+        _, _, hs, _ = self._forward(theta, task.X, False)
         return float(self._out(hs[-1], task.Y)[0].mean())
 
     def predict(self, theta, X):
         """Output probabilities (m, n_out)."""
-        _, _, hs, _ = self._forward(theta, np.asarray(X, dtype=float))
+        _, _, hs, _ = self._forward(theta, np.asarray(X, dtype=float), False)
         return self._out(hs[-1], np.zeros_like(hs[-1]))[1]
 
     def loss_and_grad(self, theta, task):
         """Loss and exact gradient (back-propagation, seed 002 App. A)."""
-        layers, zs, hs, phis = self._forward(theta, task.X)
+        layers, zs, hs, phis = self._forward(theta, task.X, False)
         m = task.m
         ell, p = self._out(hs[-1], task.Y)
         delta = (p - task.Y) / m
