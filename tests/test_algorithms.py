@@ -353,3 +353,22 @@ def test_sp_N10001_is_feasible():
     X, y, _ = A.random_binary_instance(10001, 0.4, seed=1)
     r = A.stochastic_perceptron(X, y, seed=0, max_epochs=500)
     assert r.solved
+
+
+def test_algorithmic_capacity_recovers_known_threshold():
+    """ML fit of P(solve) = H((alpha - alpha_c)/w) on synthetic binomial data with known alpha_c."""
+    rng = np.random.default_rng(3)
+    a = np.linspace(0.5, 0.8, 9)
+    n = np.full(a.size, 300)
+    hits = 0
+    for _ in range(5):
+        k = rng.binomial(n, special.ndtr(-(a - 0.66) / 0.04))
+        cap = A.algorithmic_capacity(a, k, n)
+        assert abs(cap.alpha_c - 0.66) < 4 * cap.stderr + 1e-3
+        assert abs(cap.width - 0.04) < 4 * cap.width_stderr
+        hits += cap.ci_low <= 0.66 <= cap.ci_high
+    assert hits >= 2
+    with pytest.raises(ValueError, match="at least one success and one failure"):
+        A.algorithmic_capacity([0.5, 0.6], [3, 3], [3, 3])
+    with pytest.raises(ValueError, match="successes"):
+        A.algorithmic_capacity([0.5, 0.6], [4, 1], [3, 3])

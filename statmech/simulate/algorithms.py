@@ -628,9 +628,11 @@ def metropolis_annealing(patterns, labels, *, seed=None, beta0=0.5, beta1=20.0, 
 class CapacityEstimate:
     """Algorithmic capacity from success counts: ``P(solve | alpha) = H((alpha - alpha_c)/width)``.
 
-    ``alpha_c`` (where the success probability is 1/2) with its standard error ``stderr``
-    (inverse Fisher information of the binomial likelihood), ``width`` with ``width_stderr``,
-    ``converged``, ``neg_log_likelihood``.
+    ``alpha_c`` (where the success probability is 1/2); ``ci_low, ci_high``: the 68% profile
+    likelihood interval (where the profile negative log-likelihood is within 1/2 of its
+    minimum); ``stderr``: its half-width (robust also when the transition is so steep that
+    the Fisher information degenerates); ``width`` with ``width_stderr`` (inverse Fisher
+    information, may be inf), ``converged``, ``neg_log_likelihood``.
     """
     alpha_c: float
     stderr: float
@@ -638,6 +640,8 @@ class CapacityEstimate:
     width_stderr: float
     converged: bool
     neg_log_likelihood: float
+    ci_low: float = math.nan
+    ci_high: float = math.nan
 
 
 def algorithmic_capacity(alphas, successes, trials):
@@ -687,10 +691,22 @@ def algorithmic_capacity(alphas, successes, trials):
         cov = np.linalg.inv(Hm)
     except np.linalg.LinAlgError:
         cov = np.full((2, 2), np.inf)
-    se_ac = math.sqrt(cov[0, 0]) if cov[0, 0] > 0 else math.inf
     w = math.exp(lw)
-    se_w = w * math.sqrt(cov[1, 1]) if cov[1, 1] > 0 else math.inf
-    return CapacityEstimate(float(ac), float(se_ac), float(w), float(se_w), True, float(best.fun))
+    se_w = w * math.sqrt(cov[1, 1]) if cov[1, 1] > 0 and np.isfinite(cov[1, 1]) else math.inf
+    # profile likelihood in alpha_c (minimized over the width) on a grid spanning the data
+    span = a.max() - a.min()
+    lw_lo = math.log(1e-4 * span)
+    lw_hi = math.log(10.0 * span)
+    grid = np.linspace(a.min() - 0.25 * span, a.max() + 0.25 * span, 241)
+    prof = np.array([optimize.minimize_scalar(lambda l, g=g: nll([g, l]), bounds=(lw_lo, lw_hi),
+                                              method="bounded", options={"xatol": 1e-6}).fun for g in grid])
+    inside = grid[prof <= best.fun + 0.5]
+    lo = float(min(inside.min(), ac)) if inside.size else float(ac)
+    hi = float(max(inside.max(), ac)) if inside.size else float(ac)
+    step = grid[1] - grid[0]
+    lo, hi = lo - 0.5 * step, hi + 0.5 * step
+    return CapacityEstimate(float(ac), float(0.5 * (hi - lo)), float(w), float(se_w), True, float(best.fun),
+                            float(lo), float(hi))
 
 
 def success_rate(alphas, N, runs, *, seed=0, algorithm="stochastic_perceptron", teacher=False,
