@@ -262,7 +262,7 @@ def test_max_stability_rotation_invariant_and_monotone(seed, P):
     Q, _ = np.linalg.qr(rng.standard_normal((N, N)))
     a = lp.max_stability(xi, sigma)
     b = lp.max_stability(xi @ Q, sigma)
-    assert a.separable == b.separable == lp.lp_separable(xi, sigma)[0]
+    assert a.separable == b.separable == lp.lp_separable(xi, sigma)[0] == lp.lp_separable(xi, sigma, method="lp")[0]
     if a.separable:
         assert a.kappa_max == pytest.approx(b.kappa_max, rel=1e-9, abs=1e-12)
         if P > 1:   # adding patterns can only lower the margin
@@ -304,6 +304,13 @@ def test_capacity_extrapolation_N50_to_400_slow(kappa):
     ac = gardner_alpha_c(kappa)
     assert abs(ex.y_inf - ac) < 0.02 * ac
     assert abs(ex.y_inf - ac) < 3 * ex.y_inf_err + 0.005
+
+
+def test_lp_method_auto_equals_pure_lp():
+    """kappa = 0 capacities certified by the Farkas/LDP path equal those certified by HiGHS alone."""
+    a = lp.spherical_storage_lp(30, 12, 0.0, seed=6, progress=False)
+    b = lp.spherical_storage_lp(30, 12, 0.0, seed=6, method="lp", progress=False)
+    assert np.array_equal(a.capacity, b.capacity)
 
 
 def test_lp_reproducible_and_executor_independent():
