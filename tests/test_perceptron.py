@@ -462,3 +462,21 @@ def test_binary_storage_entropy_vs_exhaustive_enumeration():
     theory = P.binary_storage(alphas).entropy
     # statistical error (3 sem) + O(1/N) finite-size correction (observed <~ 0.01 at N = 15-17)
     assert np.all(np.abs(mean - theory) <= 3 * sem + 0.015), (mean - theory, sem)
+
+
+def test_continuation_engine_finds_transition_and_spinodal_from_free_entropy():
+    """The generic continuation engine, given only (G1) and its sympy derivatives, finds the
+    zero-entropy point (first-order transition) and the fold (spinodal) of the poor branch."""
+    C = pytest.importorskip("statmech.continuation")
+    r = P.binary_teacher_student(1.0, "poor")
+    prob = C.Problem(free_energy=P.binary_teacher_student_free_entropy,
+                     gradient=P.binary_teacher_student_gradient, hessian=P.binary_teacher_student_hessian,
+                     x0=np.array([r.R, r.R_hat]), p0=1.0, stability="none", affine_in_p=True,
+                     events={"zero_entropy": lambda x, p: P.binary_teacher_student_free_entropy(x, p)})
+    br = C.trace(prob, p_min=0.5, p_max=1.6, ds=0.05, direction=+1, s_max=3.0)
+    tr = P.binary_teacher_student_transition()
+    ev = [s for s in br.special_points if s.kind == "event"]
+    fold = [s for s in br.special_points if s.kind == "fold"]
+    assert ev and ev[0].p == pytest.approx(tr.alpha_c, rel=1e-9)
+    assert fold and fold[0].p == pytest.approx(tr.alpha_spinodal, rel=1e-9)
+    assert fold[0].x[0] == pytest.approx(tr.R_spinodal, rel=1e-5)
