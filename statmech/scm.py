@@ -56,7 +56,7 @@ from .errors import ConvergenceError, check_choice, check_range
 from .saddle import SaddlePoint, root_scalar
 from .symbolic import Code, Scalar, kernels
 
-__all__ = ["ACTIVATIONS", "Activation", "activation_info", "pair_moment", "generalization_error",
+__all__ = ["ACTIVATIONS", "Activation", "activation_info", "pair_moment", "generalization_error", "continuation_problem",
            "entropy", "free_energy", "full_hessian", "equilibria", "learning_curve", "Branch",
            "LearningCurve", "transitions", "Transitions", "alpha_of_R_single_unit", "single_unit"]
 
@@ -638,7 +638,7 @@ def _full_gradient(info, alpha, Rm, Qm):
     A = Qm - Rm @ Rm.T
     B = np.linalg.inv(A)
     _, dmR, _ = _full_moments(info, Rm)
-    _, dmQ, _ = _full_moments(info, Qm)
+    _, dmQ, _ = _full_moments(info, Qm - np.eye(Qm.shape[0]))
     gR = -alpha * dmR + B @ Rm
     gQ = alpha * dmQ - B
     np.fill_diagonal(gQ, 0.0)
@@ -704,7 +704,7 @@ def full_hessian(alpha, K, R, S, C, activation="erf"):
     iu = np.triu_indices(k, 1)
     grad = np.concatenate([gR.ravel(), gQ[iu]])
     _, _, d2R = _full_moments(info, Rm)
-    _, _, d2Q = _full_moments(info, Qm)
+    _, _, d2Q = _full_moments(info, Qm - np.eye(k))  # the diagonal Q_ii = 1 is not a variable
     basis = _full_basis(k)
     Hm = _full_bilinear(info, alpha, Rm, Qm, d2R, d2Q, basis, basis)
     return grad, Hm
@@ -749,7 +749,7 @@ def _full_blocks(info, alpha, K, R, S, C):
     k = int(K)
     Rm, Qm = _full_matrices(k, R, S, C)
     _, _, d2R = _full_moments(info, Rm)
-    _, _, d2Q = _full_moments(info, Qm)
+    _, _, d2Q = _full_moments(info, Qm - np.eye(k))  # the diagonal Q_ii = 1 is not a variable
     out = {}
     for name, (vecs, mult) in _isotypic_vectors(k).items():
         G = np.array([[np.sum(u[0] * v[0]) + 0.5 * np.sum(u[1] * v[1]) for v in vecs] for u in vecs])
@@ -1341,11 +1341,91 @@ def transitions(K, activation="erf", *, method="auto"):
     if method in ("auto", "continuation"):
         try:
             return _transitions_continuation(info, K)
-        except ImportError:
+        except (ImportError, ConvergenceError) as exc:
             if method == "continuation":
                 raise
+            tr = _transitions_direct(info, K)
+            tr.details["continuation_failed"] = repr(exc)
+            return tr
     return _transitions_direct(info, K)
 
 
+def continuation_problem(K, activation="erf", alpha0=0.0, x0=(0.0, 0.0, 0.0)):
+    """The site-symmetric beta f as a :class:`statmech.continuation.Problem` in x = (R, S, C), p = alpha.
+
+    Free energy, gradient and Hessian are the generated kernels of seed Eq. 20 (eps_g
+    corrected); ``params = {"K": K}`` so the engine can also continue points in K.
+    """
+    from . import continuation as ct
+    K = _check_K(K, allow_inf=False)
+    info = activation_info(activation)
+    k = _kern
+
+    def fg(x, p, K):
+        return k.fgh(info.code, info.cc, info.m0, info.m1, float(p), float(K), float(x[0]), float(x[1]), float(x[2]))
+
+    def f(x, p, K):
+        return fg(x, p, K)[0]
+
+    def g(x, p, K):
+        return np.array(fg(x, p, K)[1:4])
+
+    def h(x, p, K):
+        o = fg(x, p, K)
+        return np.array([[o[4], o[5], o[6]], [o[5], o[7], o[8]], [o[6], o[8], o[9]]])
+
+    def dom(x, p):
+        return bool(p >= 0 and k.in_domain(K, float(x[0]), float(x[1]), float(x[2])))
+    return ct.Problem(free_energy=f, gradient=g, hessian=h, x0=np.asarray(x0, dtype=float), p0=float(alpha0),
+                      params={"K": K}, in_domain=dom, names=("R", "S", "C"), p_name="alpha", tol=1e-11)
+
+
 def _transitions_continuation(info, K):
-    raise ImportError("continuation engine not wired yet")
+    """Transitions found by the generic continuation engine from the free energy alone:
+    branches traced from the minima at the top of the range (and from R = S = C = 0),
+    branch points / stability changes (alpha_d), folds (alpha_s) and coexistence (alpha_c)."""
+    from . import continuation as ct
+    # range: beyond the point where the R = S branch becomes unstable (numba scan)
+    amax = 40.0 * math.pi * K + 400.0
+    grid = np.concatenate([[0.0], np.geomspace(0.05, amax, 300)])
+    out = _trace(info, K, grid, np.zeros(3), True)
+    ok = out[:, 9] == 1.0
+    bad = np.where(ok & (out[:, 6] <= 0))[0]
+    if bad.size == 0:
+        return Transitions(K, info.name, None, None, None, None, {"solver": "continuation"})
+    p_top = float(1.15 * grid[bad[0]] + 1.0)
+    top = _spec_starts_at(info, K, p_top)
+    u_top = _unspecialized_path(info, K, p_top)
+    starts = [u_top[:3]] + [r[:3] for r in top.values()]
+    prob = continuation_problem(K, info, p_top, u_top[:3])
+    an = ct.analyze(prob, 0.0, p_top, starts=starts, scan=0, ds=0.01)
+
+    def rs(x):
+        return float(x[0] - x[1])
+
+    def is_u(x):
+        return abs(rs(x)) <= 1e-7 * (1 + abs(x[0]))
+    sps = an.special_points
+    ad = [sp.p for sp in sps if sp.kind in ("stability_change", "branch_point") and is_u(sp.x)]
+    details = {"solver": "continuation", "branches": len(an.branches),
+               "special_points": [(sp.kind, float(sp.p), tuple(map(float, sp.x))) for sp in sps]}
+    if not ad:
+        raise ConvergenceError("continuation: no instability of the R = S branch found", diagnostics={"K": K})
+    alpha_d = float(min(ad))
+    folds = [sp for sp in sps if sp.kind == "fold" and rs(sp.x) > 1e-7 * (1 + abs(sp.x[0])) and sp.p < alpha_d]
+    afold = [sp for sp in sps if sp.kind == "fold" and rs(sp.x) < -1e-7 * (1 + abs(sp.x[0])) and sp.p < alpha_d]
+    details["anti_specialized_fold"] = float(min(sp.p for sp in afold)) if afold else None
+    if not folds:
+        # does a specialized branch exist at all (R > S beyond alpha_d)?
+        spec = any(np.any(b.x[:, 0] - b.x[:, 1] > 1e-6) for b in an.branches)
+        if not spec:
+            raise ConvergenceError("continuation: no specialized branch found", diagnostics={"K": K})
+        return Transitions(K, info.name, alpha_d, alpha_d, alpha_d, 2, details)
+    alpha_s = float(min(sp.p for sp in folds))
+    cx = [c for c in an.coexistence
+          if c.stable1 and c.stable2 and ((is_u(c.x1) and rs(c.x2) > 1e-7) or (is_u(c.x2) and rs(c.x1) > 1e-7))]
+    alpha_c = float(min(c.p for c in cx)) if cx else None
+    if alpha_c is None:
+        raise ConvergenceError("continuation: no coexistence of the specialized and unspecialized minima",
+                               diagnostics={"K": K})
+    return Transitions(K, info.name, alpha_s, alpha_c, alpha_d, 1, details)

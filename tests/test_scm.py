@@ -315,3 +315,42 @@ def test_single_unit_inverse_curves_and_asymptotics():
         s = scm.single_unit([1e4, 1e5], act)
         np.testing.assert_allclose(s.generalization_error * 2 * np.array([1e4, 1e5]), 1.0, rtol=2e-2)
         assert np.all(s.converged)
+
+
+# --------------------------------------------------------------- Monte Carlo cross-check
+def _mc_vs_theory(act, alpha, Ns=(100, 200, 400), sweeps=150, chains=16):
+    """Extrapolate the Gibbs-sampled overlaps linearly in 1/N and compare with the theory."""
+    from statmech.simulate.scm_mc import gibbs_scm
+    eq = [p for p in scm.equilibria(alpha, 2, act) if p.R >= p.S - 1e-9][0]
+    rows = []
+    for N in Ns:
+        s = gibbs_scm(alpha, 2, act, N=N, n_chains=chains, n_sweeps=sweeps, n_burn=80, seed=N)
+        rows.append(((s.R + s.S) / 2, abs(s.R - s.S), s.C, s.generalization_error,
+                     math.hypot(s.R_err, s.S_err) / 2, math.hypot(s.R_err, s.S_err), s.C_err, s.generalization_error_err))
+    rows = np.array(rows)
+    x = 1.0 / np.array(Ns)
+    theory = [(eq.R + eq.S) / 2, abs(eq.R - eq.S), eq.C, eq.generalization_error]
+    for k in range(4):
+        y, e = rows[:, k], rows[:, 4 + k]
+        A = np.vstack([np.ones_like(x), x]).T / e[:, None]
+        coef, *_ = np.linalg.lstsq(A, y / e, rcond=None)
+        cov = np.linalg.inv(A.T @ A)
+        err0 = math.sqrt(cov[0, 0])
+        if k == 1 and theory[1] < 1e-9:
+            continue  # |R - S| of the unspecialized state is a pure fluctuation, O(N^-1/2)
+        assert abs(coef[0] - theory[k]) < 4 * err0 + 1e-4, (act, alpha, k, coef[0], err0, theory[k])
+
+
+def test_monte_carlo_quick_specialized_erf():
+    from statmech.simulate.scm_mc import gibbs_scm
+    s = gibbs_scm(35.0, 2, "erf", N=300, n_chains=12, n_sweeps=60, n_burn=60, seed=1)
+    eq = [p for p in scm.equilibria(35.0, 2, "erf") if p.R > p.S][0]
+    # finite-size corrections are O(1/N); allow 4 standard errors + 2/N
+    for mc, err, th in ((s.R, s.R_err, eq.R), (s.S, s.S_err, eq.S), (s.C, s.C_err, eq.C)):
+        assert abs(mc - th) < 4 * err + 2.0 / 300
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("act,alpha", [("erf", 15.0), ("erf", 35.0), ("relu", 4.0), ("relu", 9.0)])
+def test_monte_carlo_extrapolated_in_N_matches_theory(act, alpha):
+    _mc_vs_theory(act, alpha)
