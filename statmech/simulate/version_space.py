@@ -206,12 +206,13 @@ def _extreme_start(A, rng, teacher_unit):
 @dataclass(frozen=True)
 class ChainDiagnostics:
     """Mixing report of one instance: Gelman-Rubin ``R_hat`` of the overlap traces,
-    integrated autocorrelation time ``tau`` (in recorded samples, worst chain), effective
-    sample size ``ess`` (all chains), and ``mixed = R_hat < 1.2 and ess >= 20``."""
+    integrated autocorrelation time ``tau`` (in sweeps, worst chain), effective sample size
+    ``ess`` (all chains), ``mixed = R_hat < 1.2 and ess >= 20``, and the sweeps per chain run."""
     R_hat: float
     tau: float
     ess: float
     mixed: bool
+    sweeps: int = 0
 
 
 @dataclass(frozen=True)
@@ -227,62 +228,86 @@ class VersionSpaceInstance:
     diagnostics: ChainDiagnostics
 
 
-def sample_version_space(patterns, labels, teacher, *, n_sweeps=400, n_chains=2, thin=1, seed=0):
+def _prep(A):
+    At = np.ascontiguousarray(A.T)
+    Ninv = np.where(At != 0.0, -1.0 / np.where(At != 0.0, At, 1.0), 0.0)
+    return At, Ninv
+
+
+def _segment(At, Ninv, x, n_sweeps, seed, refs):
+    tr, nx2, min_stab = _hit_and_run(At, Ninv, x, n_sweeps, 1, seed % (2 ** 32), refs)
+    if not (min_stab > 0 and nx2 <= 1.0 + 1e-9):
+        raise ConvergenceError("hit-and-run left the version space (round-off)",
+                               diagnostics={"min_stability": float(min_stab), "norm2": float(nx2)})
+    return tr[:, 0]
+
+
+def sample_version_space(patterns, labels, teacher, *, n_sweeps=1000, max_sweeps=None, n_chains=2, seed=0):
     """Gibbs-sample the version space of one instance and measure ``R`` and ``q``.
 
     ``teacher`` must classify ``patterns`` with ``labels``.  Chain 0 starts at the teacher,
-    the others at LP extreme points (over-dispersed).  The first half of every chain is
-    burn-in.
+    the others at LP extreme points (over-dispersed).  Each chain runs ``n_sweeps`` sweeps;
+    while the mixing test fails (``R_hat >= 1.2`` or ``ESS < 20``) the run is doubled, up to
+    ``max_sweeps`` (default ``4 n_sweeps``).  The first half of the run is burn-in.  ``R``
+    is the mean teacher overlap of the second half; ``q`` the mean overlap between
+    simultaneous snapshots (every ``n_sweeps/40`` sweeps) of different chains.
     """
     xi = np.asarray(patterns, dtype=float)
     sig = np.asarray(labels, dtype=float)
     wT = np.asarray(teacher, dtype=float)
     P, N = xi.shape
     n_chains = check_int("n_chains", n_chains, lo=2)
-    n_sweeps = check_int("n_sweeps", n_sweeps, lo=8)
+    n_sweeps = check_int("n_sweeps", n_sweeps, lo=40)
+    max_sweeps = 4 * n_sweeps if max_sweeps is None else check_int("max_sweeps", max_sweeps, lo=n_sweeps)
     A = sig[:, None] * xi
     tu = wT / np.linalg.norm(wT)
     if P and not np.all(A @ tu > 0):
         raise ValueError("teacher must classify every pattern with its label (strictly)")
     rng = np.random.default_rng(np.random.SeedSequence(seed))
-    starts = [0.5 * tu] + [_extreme_start(A, rng, tu) for _ in range(n_chains - 1)]
-    traces, finals = [], []
-    # record the overlap with the teacher and with the other chains' final points later:
-    for c, x0 in enumerate(starts):
-        tr, x = hit_and_run(A, x0, n_sweeps, thin=thin, seed=int(rng.integers(2 ** 31)), refs=tu[None, :])
-        traces.append(tr[:, 0])
-        finals.append(x)
-    half = len(traces[0]) // 2
-    Rtr = np.array([t[half:] for t in traces])
-    R_hat = gelman_rubin(Rtr)
-    taus = [autocorr_time(t) for t in Rtr]
-    tau = max(taus)
-    ess = Rtr.size / (2.0 * tau)
+    xs = [0.5 * tu] + [_extreme_start(A, rng, tu) for _ in range(n_chains - 1)]
+    At, Ninv = _prep(A)
+    refs = np.ascontiguousarray(tu[None, :])
+    seg = max(1, n_sweeps // 40)
+    traces = [[] for _ in range(n_chains)]
+    snaps = [[] for _ in range(n_chains)]
+    done = 0
+    target = n_sweeps
+    while True:
+        while done < target:
+            for c in range(n_chains):
+                traces[c].append(_segment(At, Ninv, xs[c], seg, int(rng.integers(2 ** 31)), refs))
+                snaps[c].append(xs[c] / np.linalg.norm(xs[c]))
+            done += seg
+        Rtr = np.array([np.concatenate(t) for t in traces])
+        half = Rtr.shape[1] // 2
+        Rtr = Rtr[:, half:]
+        R_hat = gelman_rubin(Rtr)
+        tau = max(autocorr_time(t) for t in Rtr)
+        ess = Rtr.size / (2.0 * tau)
+        mixed = bool(R_hat < 1.2 and ess >= 20)
+        if mixed or target >= max_sweeps:
+            break
+        target = min(2 * target, max_sweeps)
     R = float(Rtr.mean())
     R_err = float(Rtr.std(ddof=1) / math.sqrt(ess))
-    # student-student overlap: continue each chain a little and record overlaps with the
-    # other chains' current points (independent samples of the same distribution)
-    qs = []
-    for c in range(n_chains):
-        others = np.array([finals[d] / np.linalg.norm(finals[d]) for d in range(n_chains) if d != c])
-        x0 = finals[c].copy()
-        tr, _ = hit_and_run(A, x0, max(8, n_sweeps // 8), thin=1, seed=int(rng.integers(2 ** 31)), refs=others)
-        qs.append(tr.ravel())
-    qv = np.concatenate(qs)
+    ns = len(snaps[0])
+    S = np.array(snaps)[:, ns // 2:, :]                  # (chains, snapshots, N)
+    qv = np.array([np.einsum("ki,ki->k", S[c], S[d]) for c in range(n_chains) for d in range(c + 1, n_chains)]).ravel()
+    n_eff = max(qv.size * min(1.0, seg / (2.0 * tau)), 1.0)
     q = float(qv.mean())
-    q_err = float(qv.std(ddof=1) / math.sqrt(max(qv.size / (2.0 * tau), 1.0)))
-    diag = ChainDiagnostics(float(R_hat), float(tau), float(ess), bool(R_hat < 1.2 and ess >= 20))
+    q_err = float(qv.std(ddof=1) / math.sqrt(n_eff)) if qv.size > 1 else math.inf
+    diag = ChainDiagnostics(float(R_hat), float(tau), float(ess), mixed, int(done))
     return VersionSpaceInstance(N, P, R, R_err, q, q_err, diag)
 
 
 # --------------------------------------------------------------------------- sweeps
 def _ts_task(args):
-    seed, N, i, P, n_sweeps, n_chains = args
+    seed, N, i, P, n_sweeps, max_sweeps, n_chains = args
     rng = instance_rng(seed, N, P, i)
     wT = rng.standard_normal(N)
     xi = rng.standard_normal((P, N))
     sig = np.sign(xi @ wT)
-    return sample_version_space(xi, sig, wT, n_sweeps=n_sweeps, n_chains=n_chains,
+    return sample_version_space(xi, sig, wT, n_sweeps=n_sweeps, max_sweeps=max_sweeps, n_chains=n_chains,
                                 seed=int(rng.integers(2 ** 31)))
 
 
@@ -303,12 +328,13 @@ class TeacherStudentSample:
     instances: tuple
 
 
-def spherical_teacher_student_sampling(N, alpha, n_instances=8, *, n_sweeps=400, n_chains=2, seed=0,
-                                       executor=None, progress=True, require_mixing=False):
+def spherical_teacher_student_sampling(N, alpha, n_instances=8, *, n_sweeps=1000, max_sweeps=None, n_chains=2,
+                                       seed=0, executor=None, progress=True, require_mixing=False):
     """Gibbs learning of the spherical teacher-student perceptron by version-space sampling.
 
     For each ``alpha`` (``P = round(alpha N)``) ``n_instances`` instances (Gaussian teacher
     and examples, reproducible from ``seed``), each sampled by :func:`sample_version_space`.
+    ``n_sweeps``/``max_sweeps``: see :func:`sample_version_space` (adaptive doubling).
     ``require_mixing=True`` raises ConvergenceError if any instance fails the mixing test.
     """
     N = check_int("N", N, lo=2)
@@ -316,7 +342,8 @@ def spherical_teacher_student_sampling(N, alpha, n_instances=8, *, n_sweeps=400,
     n_instances = check_int("n_instances", n_instances, lo=2)
     seed = check_int("seed", seed, lo=0)
     Ps = [int(round(a * N)) for a in alpha]
-    tasks = [(seed, N, i, P, n_sweeps, n_chains) for P in Ps for i in range(n_instances)]
+    n_sweeps = check_int("n_sweeps", n_sweeps, lo=40)
+    tasks = [(seed, N, i, P, n_sweeps, max_sweeps, n_chains) for P in Ps for i in range(n_instances)]
     res = map_tasks(_ts_task, tasks, executor, desc=f"hit-and-run N={N}", progress=progress)
     res = [res[k * n_instances:(k + 1) * n_instances] for k in range(len(Ps))]
     out = {k: [] for k in ("R", "R_err", "q", "q_err", "eps", "eps_err", "mixed")}
