@@ -153,7 +153,7 @@ def _K():
     sech2b = 4 * sp.exp(-2 * Log2Cosh(b2))
     ts_in = (Log2Cosh(b2), omt, sech2b,                 # E log2cosh, E(1 - tanh), E sech^2
              sp.diff(omt, qh), sp.diff(sech2b, qh), sech2b ** 2,
-             sp.diff(Log2Cosh(b2), qh), sp.diff(Log2Cosh(b2), qh, 2))
+             sp.diff(Log2Cosh(b2), qh), sp.diff(Log2Cosh(b2), qh, 2), sp.tanh(b2) ** 2)
     return {
         "st_out": Expectation(s, (q, p, k, c), tuple(w * e for e in st_out)),
         "ts_out": Expectation(s, (q, p, c), tuple(w * e for e in ts_out)),
@@ -616,6 +616,14 @@ def _bin_dlogalpha(qh, p, e, ei):
     return 1.0 + qh * ei[2] * (1.0 / p + e[2] / e[1])
 
 
+_TINY_ALPHA = 1e-100   # below this the O(alpha^2) corrections are below double precision
+
+
+def _log_H_scalar(x):
+    from .gaussian import log_H
+    return log_H(x)
+
+
 def _inv_mills_scalar(x):
     from .gaussian import inv_mills
     return inv_mills(x)
@@ -642,6 +650,14 @@ def _bs_one(alpha, kappa, guess=None):
         return SaddlePoint("perceptron.binary_storage", {"alpha": 0.0, "kappa": kappa},
                            {"q": 0.0, "q_hat": 0.0}, {"entropy": math.log(2.0)}, True, 0.0, 0,
                            np.linalg.eigvalsh([[0.0, 0.5], [0.5, -0.5]]), 1.0, True, {"one_minus_q": 1.0})
+    if alpha < _TINY_ALPHA:
+        # first order in alpha is exact in double precision: q = q_hat = alpha IM(kappa)^2
+        qh = alpha * float(_inv_mills_scalar(kappa)) ** 2
+        ent = math.log(2.0) + alpha * float(_log_H_scalar(kappa))
+        return SaddlePoint("perceptron.binary_storage", {"alpha": alpha, "kappa": kappa},
+                           {"q": qh, "q_hat": qh}, {"entropy": ent}, True, 0.0, 0,
+                           np.linalg.eigvalsh([[0.0, 0.5], [0.5, -0.5]]), 1.0, True,
+                           {"one_minus_q": 1.0, "note": "first-order small-alpha expansion"})
     la = math.log(alpha)
 
     def fd(y):
@@ -753,8 +769,10 @@ def _bts_branch(y):
     """Point of the Nishimori RS branch at R_hat = e^y: alpha = R_hat (1-R)/E[2 G IM]."""
     rh = math.exp(y)
     ei = _ts_in(rh)
-    p = float(ei[1])
-    R = 1.0 - p
+    # Nishimori: R = E tanh = E tanh^2 and 1 - R = E(1 - tanh) = E sech^2.  The positive
+    # integrands tanh^2 (small R) and sech^2 (R near 1) have no cancellation.
+    p = float(ei[2])
+    R = float(ei[8]) if ei[8] < 0.5 else 1.0 - p
     e = _ts_out(R, p)
     return rh * p / e[1], rh, R, p, e, ei
 
@@ -762,14 +780,14 @@ def _bts_branch(y):
 def _bts_dlogalpha(y):
     """d log alpha / d log R_hat along the branch (zero at the spinodal)."""
     alpha, rh, R, p, e, ei = _bts_branch(y)
-    D = ei[3]  # d(1-R)/dR_hat
+    D = ei[4]  # d(1-R)/dR_hat = d E sech^2/dR_hat
     return 1.0 + rh * D / p + rh * e[2] * D / e[1]
 
 
 def _bts_fd(la):
     def fd(y):
         alpha, rh, R, p, e, ei = _bts_branch(y)
-        D = ei[3]
+        D = ei[4]
         return math.log(alpha) - la, 1.0 + rh * D / p + rh * e[2] * D / e[1]
     return fd
 
@@ -875,6 +893,14 @@ def _bts_one(alpha, branch, guess=None):
                                np.linalg.eigvalsh([[0.0, -0.5], [-0.5, 0.5]]), 1.0, True,
                                {"branch": "poor", "one_minus_R": 1.0})
         raise ValueError("alpha must be > 0 on the 'unstable' branch, got 0.0")
+    if alpha < _TINY_ALPHA and branch == "poor":
+        # first order in alpha is exact in double precision: R = R_hat = 2 alpha/pi
+        rh = 2.0 * alpha / math.pi
+        return SaddlePoint("perceptron.binary_teacher_student", {"alpha": alpha},
+                           {"R": rh, "R_hat": rh, "q": rh, "q_hat": rh},
+                           {"entropy": math.log(2.0) * (1.0 - alpha), "generalization_error": math.acos(rh) / math.pi},
+                           True, 0.0, 0, np.linalg.eigvalsh([[0.0, -0.5], [-0.5, 0.5]]), 1.0, True,
+                           {"branch": "poor", "one_minus_R": 1.0, "note": "first-order small-alpha expansion"})
     la = math.log(alpha)
     if alpha == tr.alpha_spinodal:
         y = ysp

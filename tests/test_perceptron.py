@@ -480,3 +480,14 @@ def test_continuation_engine_finds_transition_and_spinodal_from_free_entropy():
     assert ev and ev[0].p == pytest.approx(tr.alpha_c, rel=1e-9)
     assert fold and fold[0].p == pytest.approx(tr.alpha_spinodal, rel=1e-9)
     assert fold[0].x[0] == pytest.approx(tr.R_spinodal, rel=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [1e-300, 1e-99, 1e-30])
+def test_tiny_alpha_is_finite_and_linear(alpha):
+    r = P.binary_storage(alpha, 0.5)
+    assert r.converged and r.q == pytest.approx(alpha * float(_G(0.5) / _H(0.5)) ** 2, rel=1e-12)
+    r = P.binary_teacher_student(alpha)
+    assert r.converged and r.R == pytest.approx(2 * alpha / math.pi, rel=1e-12)
+    for f in (P.spherical_storage, P.spherical_teacher_student):
+        r = f(alpha)
+        assert r.converged and np.isfinite(r.entropy) and 0 < r.q < 1e-20 + 2 * alpha
