@@ -58,7 +58,8 @@ from .symbolic import Code, Scalar, kernels
 
 __all__ = ["ACTIVATIONS", "Activation", "activation_info", "pair_moment", "generalization_error", "continuation_problem",
            "entropy", "free_energy", "full_hessian", "equilibria", "learning_curve", "Branch",
-           "LearningCurve", "transitions", "Transitions", "alpha_of_R_single_unit", "single_unit"]
+           "LearningCurve", "transitions", "Transitions", "alpha_of_R_single_unit", "single_unit",
+           "infinite_K_branch"]
 
 ACTIVATIONS = ("erf", "relu", "linear")
 _CODES = {"erf": 0, "relu": 1, "linear": 2}
@@ -1058,7 +1059,7 @@ def _grad_parts(info, K, R, S, C, alpha):
     return o1, g, Hm, dga
 
 
-def _solve_delta(info, K, delta, y0, tol=1e-13, maxit=60):
+def _solve_delta(info, K, delta, y0, tol=1e-12, maxit=60):
     """Stationary point with R - S = delta: Newton in y = (R, C, alpha).
 
     ``y0`` = (R0, C0, alpha0[, delta0]); with delta0 the start keeps the collective
@@ -1079,8 +1080,10 @@ def _solve_delta(info, K, delta, y0, tol=1e-13, maxit=60):
             return y, o, Hm
         J = np.column_stack([Hm[:, 0] + Hm[:, 1], Hm[:, 2], dga])
         dy = np.linalg.solve(J, -g)
-        if gn <= 1e-8 * (1 + a * K) and np.max(np.abs(dy) / (1 + np.abs(y))) <= 1e-12:
-            return y, o, Hm  # rounding floor: the correction is below working precision
+        if gn <= 1e-6 * (1 + a * K) and np.max(np.abs(dy) / (1 + np.abs(y))) <= 1e-11:
+            # rounding floor of the (stiff, O(K^2/A)) gradient terms: the Newton correction
+            # itself is below 1e-11 relative, so y is accurate to that level
+            return y + dy, o, Hm
         lam = 1.0
         while lam > 1e-6:
             yn = y + lam * dy
@@ -1429,3 +1432,27 @@ def _transitions_continuation(info, K):
         raise ConvergenceError("continuation: no coexistence of the specialized and unspecialized minima",
                                diagnostics={"K": K})
     return Transitions(K, info.name, alpha_s, alpha_c, alpha_d, 1, details)
+
+
+def infinite_K_branch(R, activation="relu"):
+    r"""K = inf: the stationary curve of phi(R) = beta f / K as alpha(R) (parametric in R).
+
+    phi'(R) = 0 with phi from the module docstring gives alpha(R) = s'(R) / E'(R); returns a
+    dict with ``alpha``, ``R``, ``generalization_error`` (per unit, eps_inf at sigma = 1 - R,
+    gamma = 0), ``free_energy`` (phi) and ``curvature`` (phi'' > 0: a minimum).  R = 0 (the
+    unspecialized plateau) is a stationary point for every alpha.  Vectorized over R in (-1, 1), R != 0.
+    """
+    R = np.atleast_1d(np.asarray(check_range("R", R, -1.0, 1.0, lo_open=True, hi_open=True), dtype=float))
+    info = activation_info(activation)
+    if info.dm0 <= 0:
+        raise ValueError("activation must have E[g'(z)] != 0 for K = inf")
+    out = {k: np.empty(R.shape) for k in ("alpha", "generalization_error", "free_energy", "curvature")}
+    for i, r in enumerate(R):
+        mr = _kern.moments(info.code, r, info.cc)
+        d0 = _kern.finf_red(0.0, r, info.m1, info.dm0, *mr)[1]
+        d1 = _kern.finf_red(1.0, r, info.m1, info.dm0, *mr)[1]
+        a = -d0 / (d1 - d0) if r != 0 else np.nan
+        o = _kern.finf_red(a, r, info.m1, info.dm0, *mr)
+        out["alpha"][i], out["free_energy"][i], out["curvature"][i], out["generalization_error"][i] = a, o[0], o[2], o[3]
+    out["R"] = R
+    return out
