@@ -1,0 +1,856 @@
+r"""Tree committee machines (TCM): storage capacity of sign and ReLU networks, RS and 1RSB.
+
+Model
+-----
+N inputs split into K disjoint receptive fields of N/K inputs; branch l has spherical
+weights w_l (|w_l|^2 = N/K) and pre-activation lambda_l = w_l . xi_l / sqrt(N/K).
+The output is sign(sum_l c_l g(lambda_l)):
+
+* ``activation="sign"``: g = sign, c_l = 1, K odd (majority vote; thesis Eq. 3.2);
+* ``activation="relu"``: g(x) = max(0, x), c_l = +1 for l <= K/2 and -1 for l > K/2,
+  K even (the balanced second layer of Baldassi, Malatesta, Zecchina 2019).  An output of
+  exactly 0 (all active units cancel, e.g. every unit inactive) counts as an error.
+
+Storage of P = alpha N random patterns with random labels (alpha = P/N, N -> inf, K fixed).
+
+Replica-symmetric theory (derived in docs/committee.md)
+-------------------------------------------------------
+Site-symmetric overlap q between two solutions in every branch; with x = sqrt(q/(1-q))
+and t = (t_1..t_K) iid N(0, 1), the RS free entropy per weight is
+
+    s(q) = 1/2 ln(1-q) + q/(2(1-q)) + alpha E_t ln Z(x t),                         (RS.1)
+    Z(u) = P(majority of K independent units is +1),  P(unit l = +1) = H(-u_l),
+
+(the Poisson-binomial upper tail; thesis Eq. 3.3 in replica form).  The saddle point
+ds/dq = 0 is  q = alpha sqrt((1-q)/q) (-E_t[sum_l t_l d ln Z/du_l])              (RS.2)
+and the replicon (AT) eigenvalue of the branch-symmetric (uniform) replicon mode is
+
+    lambda_AT = 1 - alpha E_t || d^2 ln Z / du du ||_F^2      (stable iff > 0)    (RS.3)
+
+(K = 1 reduces to Gardner--Derrida: 1 - alpha (1-q)^2 E (d^2_h ln H)^2).  As q -> 1,
+ln Z ~ -x^2 C(t)/2 with C(t) the minimal squared displacement of the hidden fields that
+makes the output correct, so  1/alpha_c^RS = E_t C(t).                             (RS.4)
+For sign units C(t) = sum of t_l^2 over the (K+1)/2 - n_+ negative units of smallest
+|t_l|; counting configurations gives the thesis's Eq. 3.5 (confirmed, no correction):
+
+    1/alpha_c = K int_0^inf Dt t^2 I_{H(t)}((K-1)/2, (K+1)/2)                   (3.5)
+
+(I = regularized incomplete beta = the binomial sum of Eq. 3.5).  For K -> inf
+alpha_c^RS = sqrt(72/pi) sqrt(K) (1 + O(K^-1/2)),  sqrt(72/pi) = 4.7873...
+
+One-step RSB at capacity (q_1 -> 1, m = y (1 - q_1), y fixed)
+-------------------------------------------------------------
+    2 (1-q_1) s_1RSB -> F(q0, y) = ln(1 + y(1-q0))/y + q0/(1 + y(1-q0))
+                                   + (2 alpha / y) E_{t0} ln E_{t1} exp(-y C(h)/2),  (1RSB.1)
+    h = sqrt(q0) t0 + sqrt(1-q0) t1;   alpha_c^1RSB = stationary value of -S/E over (q0, y)
+(y -> 0 recovers Eq. RS.4).  The inner K-dimensional average is reduced to a 1-d integral
+over the largest flipped |lambda| (order statistics, see docs/committee.md).
+
+ReLU, K -> inf
+--------------
+CLT over branches gives an effective perceptron with output overlap
+Q(q) = (k(q) - 1/(2 pi))/(1/2 - 1/(2 pi)),  k(q) = (sqrt(1-q^2) + (pi - arccos q) q)/(2 pi),
+so alpha_c^RS(K = inf) = 2 Q'(1) = 2 pi/(pi - 1) = 2.93388... (finite, Baldassi et al. 2019).
+
+Public API
+----------
+``tcm_storage(alpha, K, activation="sign", ansatz="rs")`` -> SaddlePoint (q, q_hat, entropy,
+replicon, rs_stable); ``tcm_capacity(K, activation, ansatz)`` -> float;
+``tcm_at_line(K)`` -> alpha_AT; ``rs_large_K_coefficient()``; ``monasson_zecchina(K)``;
+``tcm_capacity_1rsb_point(K)`` -> SaddlePoint with (q0, y) at the 1RSB capacity.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numba
+import numpy as np
+import sympy as sp
+from scipy import special
+
+from . import gaussian as gs
+from .errors import ConvergenceError, check_choice, check_int, check_range
+from .gaussian import G_nb, H_nb, log_H_nb
+from .gaussian import _piecewise_fill as gs_fill  # numba node filler of the core
+from .saddle import SaddlePoint, newton, root_scalar, vectorize_over
+from .symbolic import Expectation, LogH, Scalar, kernels
+
+__all__ = ["tcm_storage", "tcm_capacity", "tcm_at_line", "tcm_capacity_1rsb_point",
+           "rs_large_K_coefficient", "monasson_zecchina", "relu_kernel_Q", "relu_rs_capacity_error",
+           "sign_flip_cost", "relu_flip_cost"]
+
+ACTIVATIONS = ("sign", "relu")
+ANSATZE = ("rs", "1rsb")
+
+
+# =========================================================================== sympy equations
+@kernels
+def _eqs():
+    """All closed-form equations of the TCM, written once (derivatives by sympy.diff)."""
+    q, q0, y, a, b, mu, yp = sp.symbols("q q0 y a b mu yp", real=True)
+    # RS entropic term of a spherical branch (per weight) and its q-derivative
+    gs_rs = sp.log(1 - q) / 2 + q / (2 * (1 - q))
+    # RS conjugate q_hat = 2 dG_S/dq (the field conjugate to q)
+    # 1RSB entropic term at capacity: coefficient of 1/(2 eps), eps = 1 - q1 -> 0, m = y eps
+    s1 = sp.log(1 + y * (1 - q0)) / y + q0 / (1 + y * (1 - q0))
+    # ReLU kernel k(rho) = E[relu(u) relu(v)], corr(u, v) = rho; normalized output overlap Q
+    kr = (sp.sqrt(1 - q ** 2) + (sp.pi - sp.acos(q)) * q) / (2 * sp.pi)
+    Qr = (kr - 1 / (2 * sp.pi)) / (sp.Rational(1, 2) - 1 / (2 * sp.pi))
+    # effective-perceptron inner average E_{t1} exp(-yp h^2 Theta(-h)/2), h ~ N(mu, b^2):
+    #   = H(-mu/b) + exp(-yp mu^2/(2(1+yp b^2)))/sqrt(1+yp b^2) H(mu/(b sqrt(1+yp b^2)))
+    # returned as the two log terms (combined with logaddexp)
+    la = LogH(-mu / b)
+    lb = -yp * mu ** 2 / (2 * (1 + yp * b ** 2)) - sp.log(1 + yp * b ** 2) / 2 \
+        + LogH(mu / (b * sp.sqrt(1 + yp * b ** 2)))
+    z = sp.Symbol("z", real=True)
+    mu_z = a * z
+    la_z = la.subs(mu, mu_z)
+    lb_z = lb.subs(mu, mu_z)
+    lse = sp.Max(la_z, lb_z) + sp.log(1 + sp.exp(-sp.Abs(la_z - lb_z)))
+    return {
+        "gs_rs": Scalar((q,), (gs_rs, sp.diff(gs_rs, q), sp.diff(gs_rs, q, 2))),
+        "s1rsb": Scalar((q0, y), (s1, sp.diff(s1, q0), sp.diff(s1, y))),
+        "relu_Q": Scalar((q,), (Qr, sp.diff(Qr, q))),
+        # E_{t0} ln E_{t1} exp(-yp h^2 Theta(-h)/2), h = a t0 + b t1 (ReLU K = inf, 1RSB)
+        "eff_1rsb": Expectation(z, (a, b, yp), lse),
+    }
+
+
+# =========================================================================== argument checks
+def _check_K(K, activation):
+    if activation == "relu":
+        if isinstance(K, float) and math.isinf(K):
+            return math.inf
+        k = check_int("K", K, 2)
+        if k % 2:
+            raise ValueError(f"K must be an even integer >= 2 for activation='relu' (balanced second layer), got {K!r}")
+        return k
+    if isinstance(K, float) and math.isinf(K):
+        return math.inf
+    k = check_int("K", K, 1)
+    if k % 2 == 0:
+        raise ValueError(f"K must be an odd integer >= 1 for activation='sign' (majority vote of K units), got {K!r}")
+    return k
+
+
+# =========================================================================== RS capacity, sign (Eq. 3.5)
+def _inv_alpha_rs_sign(K, level=7):
+    """K int_0^inf Dt t^2 P(Bin(K-1, 1-H(t)) <= (K-1)/2)  (thesis Eq. 3.5)."""
+    if K == 1:
+        return 0.5
+    s = 1.0 / math.sqrt(K)
+    z, w = gs.piecewise_nodes([0.0, 0.5 * s, s, 2 * s, 4 * s, 8 * s], level)
+    m = z > 0
+    t = z[m]
+    F = special.betainc(0.5 * (K - 1), 0.5 * (K + 1), gs.H(t))
+    return K * float(np.sum(w[m] * t * t * F))
+
+
+@lru_cache(maxsize=256)
+def _alpha_rs_sign(K):
+    v6 = 1.0 / _inv_alpha_rs_sign(K, 6)
+    v7 = 1.0 / _inv_alpha_rs_sign(K, 7)
+    if abs(v7 - v6) > 1e-11 * v7:
+        raise ConvergenceError("Eq. 3.5 quadrature did not converge", residual=abs(v7 - v6),
+                               diagnostics={"K": K})
+    return v7
+
+
+def rs_large_K_coefficient():
+    """c with alpha_c^RS = c sqrt(K) (1 + O(K^-1/2)) for sign units: c = 12/sqrt(2 pi) = sqrt(72/pi).
+
+    Derivation (docs/committee.md): for K -> inf the surplus of negative units is
+    D = sqrt(K) Z, Z ~ N(0, 1); the D/2 flipped units are those with |t| < s*, s* =
+    D sqrt(2 pi)/(2K), so C = Z^3/(24 phi(0)^2 sqrt(K)) for Z > 0 and E C = sqrt(2 pi)/(12 sqrt K).
+    """
+    return 12.0 / math.sqrt(2.0 * math.pi)
+
+
+def monasson_zecchina(K):
+    """Large-K 1RSB capacity law of Monasson & Zecchina (1995): (16/pi) sqrt(ln K)."""
+    K = check_range("K", K, 1.0, allow_inf=True)
+    return float(16.0 / math.pi * np.sqrt(np.log(K)))
+
+
+# =========================================================================== flip costs (q -> 1)
+@numba.njit(cache=True)
+def _sign_cost(t):
+    """Minimal sum of squared displacements making majority(sign(t)) = +1 (the q -> 1 cost)."""
+    K = t.shape[0]
+    m = (K + 1) // 2
+    npos = 0
+    for i in range(K):
+        if t[i] > 0:
+            npos += 1
+    need = m - npos
+    if need <= 0:
+        return 0.0
+    neg = np.empty(K - npos)
+    j = 0
+    for i in range(K):
+        if t[i] <= 0:
+            neg[j] = t[i] * t[i]
+            j += 1
+    neg.sort()
+    c = 0.0
+    for i in range(need):
+        c += neg[i]
+    return c
+
+
+@numba.njit(cache=True)
+def _relu_cost(t, half):
+    """Minimal sum of squared displacements making sum_{l<half} relu - sum_{l>=half} relu > 0.
+
+    Units 0..half-1 have c = +1, the others c = -1.  Exact: for each number k of inactive
+    positive units that are switched on (those with the smallest |t|), the remaining problem
+    is convex and solved by water filling (shift nu on active +, max(nu, s_i) on switched-on,
+    min(nu, t_l) on active - units); the minimum over k is the global minimum.
+    """
+    K = t.shape[0]
+    A = 0.0
+    nap = 0
+    ni = 0
+    sin = np.empty(half)
+    for i in range(half):
+        if t[i] > 0:
+            A += t[i]
+            nap += 1
+        else:
+            sin[ni] = -t[i]
+            ni += 1
+    B = 0.0
+    tm = np.empty(K - half)
+    nm = 0
+    for i in range(half, K):
+        if t[i] > 0:
+            B += t[i]
+            tm[nm] = t[i]
+            nm += 1
+    if A > B:
+        return 0.0
+    D = B - A
+    s = np.sort(sin[:ni])
+    tms = np.sort(tm[:nm])
+    best = np.inf
+    kmin = 0 if nap > 0 else 1
+    for k in range(kmin, ni + 1):
+        # gain(nu) = nap nu + sum_{i<k} (max(nu, s_i) - s_i) + sum_M min(nu, tm) ; solve gain = D
+        # gain is continuous, increasing, piecewise linear; breakpoints at s_i (i<k) and tm
+        # bisection on nu in [0, hi]
+        lo = 0.0
+        hi = D + 1.0
+        for i in range(k):
+            hi += s[i]
+        # if no +unit moves (nap = 0, k = 0) the gain saturates at sum tm = B: excluded above
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            gsum = nap * mid
+            for i in range(k):
+                if mid > s[i]:
+                    gsum += mid - s[i]
+            for i in range(nm):
+                gsum += mid if mid < tms[i] else tms[i]
+            if gsum >= D:
+                hi = mid
+            else:
+                lo = mid
+            if hi - lo <= 1e-16 * (1.0 + hi):
+                break
+        nu = hi
+        c = nap * nu * nu
+        for i in range(k):
+            v = nu if nu > s[i] else s[i]
+            c += v * v
+        for i in range(nm):
+            v = nu if nu < tms[i] else tms[i]
+            c += v * v
+        if c < best:
+            best = c
+    return best
+
+
+def sign_flip_cost(t):
+    """C(t) for majority vote (RS.4): sum of t_l^2 of the (K+1)/2 - n_+ smallest-|t| negatives."""
+    t = np.ascontiguousarray(np.asarray(t, dtype=float))
+    return float(_sign_cost(t))
+
+
+def relu_flip_cost(t):
+    """C(t) for the balanced ReLU TCM (RS.4); first half of ``t`` has c = +1."""
+    t = np.ascontiguousarray(np.asarray(t, dtype=float))
+    if t.size % 2:
+        raise ValueError(f"t must have an even length K (balanced ReLU machine), got {t.size}")
+    return float(_relu_cost(t, t.size // 2))
+
+
+# =========================================================================== symmetric quadrature
+@numba.njit(cache=True)
+def _multisets_next(idx, n):
+    """Advance a non-decreasing index tuple; returns False when exhausted."""
+    K = idx.shape[0]
+    i = K - 1
+    while i >= 0 and idx[i] == n - 1:
+        i -= 1
+    if i < 0:
+        return False
+    v = idx[i] + 1
+    for j in range(i, K):
+        idx[j] = v
+    return True
+
+
+@numba.njit(cache=True)
+def _multiset_weight(idx, w, logfact):
+    K = idx.shape[0]
+    lw = logfact[K]
+    run = 1
+    for j in range(K):
+        lw += math.log(w[idx[j]])
+        if j > 0 and idx[j] == idx[j - 1]:
+            run += 1
+        else:
+            if j > 0:
+                lw -= logfact[run]
+            run = 1
+    lw -= logfact[run]
+    return math.exp(lw)
+
+
+# =========================================================================== RS at finite alpha, sign
+@numba.njit(cache=True)
+def _logaddexp(a, b):
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    if a > b:
+        return a + math.log1p(math.exp(b - a))
+    return b + math.log1p(math.exp(a - b))
+
+
+@numba.njit(cache=True)
+def _pb_log(lp, lq, skip1, skip2, out):
+    """Log Poisson-binomial pmf of the units except skip1/skip2 (-1: none) into out[0..K]."""
+    K = lp.shape[0]
+    for n in range(K + 1):
+        out[n] = -np.inf
+    out[0] = 0.0
+    cnt = 0
+    for l in range(K):
+        if l == skip1 or l == skip2:
+            continue
+        cnt += 1
+        for n in range(cnt, 0, -1):
+            out[n] = _logaddexp(out[n] + lq[l], out[n - 1] + lp[l])
+        out[0] = out[0] + lq[l]
+
+
+@numba.njit(cache=True)
+def _rs_point(t, x, want_hess):
+    """ln Z, sum_l t_l d lnZ/du_l, ||d2 lnZ/du du||_F^2 at u = x t (majority of K)."""
+    K = t.shape[0]
+    m = (K + 1) // 2
+    lp = np.empty(K)
+    lq = np.empty(K)
+    lg = np.empty(K)
+    u = np.empty(K)
+    for l in range(K):
+        u[l] = x * t[l]
+        lp[l] = log_H_nb(-u[l])
+        lq[l] = log_H_nb(u[l])
+        lg[l] = -0.5 * u[l] * u[l] - 0.9189385332046727
+    pb = np.empty(K + 1)
+    _pb_log(lp, lq, -1, -1, pb)
+    lZ = -np.inf
+    for n in range(m, K + 1):
+        lZ = _logaddexp(lZ, pb[n])
+    g = np.empty(K)
+    for l in range(K):
+        _pb_log(lp, lq, l, -1, pb)
+        g[l] = math.exp(lg[l] + pb[m - 1] - lZ)
+    dx = 0.0
+    for l in range(K):
+        dx += t[l] * g[l]
+    fro = 0.0
+    if want_hess:
+        for l in range(K):
+            d2 = -u[l] * g[l] - g[l] * g[l]
+            fro += d2 * d2
+        for l in range(K):
+            for k in range(l + 1, K):
+                _pb_log(lp, lq, l, k, pb)
+                a = pb[m - 2] if m >= 2 else -np.inf
+                b = pb[m - 1]
+                base = lg[l] + lg[k] - lZ
+                v = math.exp(base + a) - math.exp(base + b) - g[l] * g[k]
+                fro += 2.0 * v * v
+    return lZ, dx, fro
+
+
+@numba.njit(cache=True)
+def _rs_average(z, w, K, x, want_hess, logfact):
+    n = z.shape[0]
+    idx = np.zeros(K, dtype=np.int64)
+    t = np.empty(K)
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    while True:
+        wt = _multiset_weight(idx, w, logfact)
+        if wt > 0.0:
+            for j in range(K):
+                t[j] = z[idx[j]]
+            a, b, c = _rs_point(t, x, want_hess)
+            s0 += wt * a
+            s1 += wt * b
+            s2 += wt * c
+        if not _multisets_next(idx, n):
+            break
+    return s0, s1, s2
+
+
+_LOGFACT = np.array([math.lgamma(i + 1.0) for i in range(64)])
+
+# default quadrature (tanh-sinh level with a break at t = 0) per K for the RS averages
+_RS_LEVEL = {1: 4, 3: 3, 5: 1}
+
+
+def _rs_nodes(level):
+    z, w = gs.piecewise_nodes([0.0], level)
+    keep = w > 0
+    return np.ascontiguousarray(z[keep]), np.ascontiguousarray(w[keep])
+
+
+def _rs_averages(K, q, level, want_hess=True):
+    z, w = _rs_nodes(level)
+    x = math.sqrt(q / (1.0 - q))
+    return _rs_average(z, w, K, x, want_hess, _LOGFACT)
+
+
+def _rs_residual(alpha, K, q, level):
+    """(1-q)^2 * 2 ds/dq (RS.2): q + alpha sqrt((1-q)/q) E[sum t dlnZ/du]."""
+    _, d, _ = _rs_averages(K, q, level, want_hess=False)
+    return q + alpha * math.sqrt((1.0 - q) / q) * d
+
+
+def _storage_one(alpha, K, level, guess=None):
+    if alpha == 0.0:
+        return SaddlePoint("committee.tcm_storage", {"alpha": 0.0, "K": K, "activation": "sign"},
+                           {"q": 0.0, "q_hat": 0.0}, {"entropy": 0.0}, True, 0.0, 0,
+                           np.array([-0.5]), 1.0, True, {"ansatz": "rs"})
+    ac = _alpha_rs_sign(K)
+    if alpha >= ac:
+        raise ValueError(f"alpha must be < alpha_c^RS(K={K}) = {ac:.12g} for a finite-volume RS solution, got {alpha!r}")
+    f = lambda q: _rs_residual(alpha, K, q, level)
+    lo, hi = 1e-12, 1.0 - 1e-9
+    try:
+        info = root_scalar(f, (lo, hi), xtol=1e-14)
+    except ConvergenceError as exc:
+        raise ConvergenceError(f"tcm_storage: RS saddle point not bracketed at alpha={alpha}, K={K}",
+                               diagnostics={"alpha": alpha, "K": K}) from exc
+    q = float(info.x[0])
+    l0, d, fro = _rs_averages(K, q, level)
+    gsv, dgs, d2gs = _eqs.gs_rs(q)
+    entropy = gsv + alpha * l0
+    # accuracy estimate: the same quantities on the next-coarser rule at the same q
+    # (an upper estimate of the error of the default rule)
+    lc, dc, froc = _rs_averages(K, q, level - 1)
+    rc = q + alpha * math.sqrt((1.0 - q) / q) * dc
+    # Hessian of s(q) (1-d): derivative of ds/dq = r(q)/(2(1-q)^2) by central differences
+    h = 1e-5 * min(q, 1 - q)
+    dsp = lambda qq: _rs_residual(alpha, K, qq, level) / (2.0 * (1.0 - qq) ** 2)
+    hess = (dsp(q + h) - dsp(q - h)) / (2 * h)
+    # q error from the residual change: dq = dr / r'(q), r'(q) = 2 (1-q)^2 hess
+    quad_err = max(abs(rc / (2.0 * (1.0 - q) ** 2 * hess)), alpha * abs(lc - l0))
+    replicon = 1.0 - alpha * fro
+    resid = abs(f(q))
+    if not (np.isfinite(entropy) and np.isfinite(replicon)):
+        raise ConvergenceError("tcm_storage produced a non-finite value", x=[q], diagnostics={"alpha": alpha, "K": K})
+    return SaddlePoint(
+        "committee.tcm_storage", {"alpha": alpha, "K": K, "activation": "sign"},
+        {"q": q, "q_hat": 2.0 * dgs},
+        {"entropy": entropy},
+        converged=True, residual=resid, iterations=info.iterations,
+        hessian_eigenvalues=np.array([hess]), replicon=replicon, rs_stable=bool(replicon > 0),
+        extra={"ansatz": "rs", "quadrature_error": quad_err, "quadrature_level": level,
+               "replicon_coarse": 1.0 - alpha * froc},
+    )
+
+
+def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None):
+    r"""RS saddle point of the storage problem of a sign tree committee machine.
+
+    Implements Eqs. RS.1--RS.3 of this module (thesis Eq. 3.3 in RS form; the replicon
+    RS.3 is our derivation, reducing to Gardner--Derrida for K = 1).
+
+    Parameters
+    ----------
+    alpha : float or array, 0 <= alpha < alpha_c^RS(K)
+    K : odd integer in [1, 5] (the K-dimensional average is done on the multisets of a
+        1-d rule -- permutation symmetry -- so the cost grows like n^K/K!)
+    activation : "sign" (the RS solution at finite alpha is implemented for sign units)
+    ansatz : "rs"
+    level : tanh--sinh level of the 1-d rule (default by K, see ``_RS_LEVEL``)
+
+    Returns
+    -------
+    SaddlePoint with order_params q (overlap of two solutions in the same branch), q_hat
+    (= q/(1-q)^2), thermo entropy (log Gardner volume per weight), replicon (Eq. RS.3),
+    rs_stable, hessian_eigenvalues = [d^2 s/dq^2] (< 0: maximum), and
+    extra["quadrature_error"] (change of q and entropy one quadrature level up).
+    """
+    check_choice("activation", activation, ("sign",))
+    check_choice("ansatz", ansatz, ("rs",))
+    k = _check_K(K, "sign")
+    if not (isinstance(k, int) and k <= 5):
+        raise ValueError(f"K must be an odd integer in [1, 5] for tcm_storage, got {K!r}")
+    a = check_range("alpha", alpha, 0.0)
+    lev = _RS_LEVEL[k] if level is None else check_int("level", level, 1)
+    return vectorize_over(lambda al, guess=None: _storage_one(al, k, lev, guess), a,
+                          model="committee.tcm_storage")
+
+
+def tcm_at_line(K, *, level=None):
+    """alpha_AT(K): where the replicon (Eq. RS.3) of the RS solution of the sign TCM vanishes.
+
+    For K = 1 there is no instability below alpha_c = 2 (returns 2.0, marginal at capacity).
+    For K >= 3 the RS solution is unstable for alpha_AT < alpha < alpha_c^RS.
+    """
+    k = _check_K(K, "sign")
+    if not (isinstance(k, int) and k <= 5):
+        raise ValueError(f"K must be an odd integer in [1, 5] for tcm_at_line, got {K!r}")
+    if k == 1:
+        return 2.0
+    lev = _RS_LEVEL[k] if level is None else check_int("level", level, 1)
+    return _at_line_cached(k, lev)
+
+
+@lru_cache(maxsize=16)
+def _at_line_cached(k, lev):
+    ac = _alpha_rs_sign(k)
+    f = lambda a: _storage_one(a, k, lev).replicon
+    lo, hi = 0.1 * ac, 0.8 * ac
+    flo, fhi = f(lo), f(hi)
+    if not (flo > 0 > fhi):
+        raise ConvergenceError("tcm_at_line: replicon sign change not bracketed in [0.1, 0.8] alpha_c",
+                               diagnostics={"K": k, "replicon_lo": flo, "replicon_hi": fhi})
+    return float(root_scalar(f, (lo, hi), xtol=1e-7, rtol=1e-9).x[0])
+
+
+# =========================================================================== 1RSB, sign
+@numba.njit(cache=True)
+def _ival(lo, hi, mu, sig):
+    """P(lo < X < hi), X ~ N(mu, sig^2), computed on the side that avoids cancellation."""
+    a = (lo - mu) / sig
+    b = (hi - mu) / sig
+    if a > 0:
+        return H_nb(a) - H_nb(b)
+    if b < 0:
+        return H_nb(-b) - H_nb(-a)
+    return 1.0 - H_nb(b) - H_nb(-a)
+
+
+@numba.njit(cache=True)
+def _esym(c, b, skip, k, buf):
+    """sum over subsets S (|S| = k) of the units != skip of prod_S c prod_rest b."""
+    K = c.shape[0]
+    for n in range(K + 1):
+        buf[n] = 0.0
+    buf[0] = 1.0
+    cnt = 0
+    for l in range(K):
+        if l == skip:
+            continue
+        cnt += 1
+        for n in range(cnt, 0, -1):
+            buf[n] = buf[n] * b[l] + buf[n - 1] * c[l]
+        buf[0] = buf[0] * b[l]
+    return buf[k]
+
+
+@numba.njit(cache=True)
+def _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk):
+    """Y(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2) for majority vote (sign units).
+
+    Y = P(n_+ >= m) + sum_l int_0^inf ds f_l(s) e^{-y s^2/2} e_{m-1}(c(s), b(s)) where unit l is
+    the largest flipped negative at lambda_l = -s, c_j(s) = P(lambda_j > 0) + A_j(s),
+    A_j(s) = int_{-s}^0 N(lambda; h_j, v) e^{-y lambda^2/2}, b_j(s) = P(lambda_j < -s).
+    The s-integral is taken in z = (lambda_l - h_l)/sqrt(v) with the Gaussian measure on
+    (-inf, -h_l/sqrt(v)) (tanh--sinh on the probability scale, no cut-off).
+    """
+    K = h.shape[0]
+    m = (K + 1) // 2
+    sv = math.sqrt(v)
+    pp = np.empty(K)
+    for j in range(K):
+        pp[j] = H_nb(-h[j] / sv)
+    # P(n_+ >= m)
+    buf = np.empty(K + 1)
+    qq = np.empty(K)
+    for j in range(K):
+        qq[j] = 1.0 - pp[j]
+    tot = 0.0
+    for k in range(m, K + 1):
+        tot += _esym(pp, qq, -1, k, buf)
+    Y = tot
+    a1 = 1.0 + y * v
+    sig = math.sqrt(v / a1)
+    pref = np.empty(K)
+    muj = np.empty(K)
+    for j in range(K):
+        pref[j] = math.exp(-y * h[j] * h[j] / (2.0 * a1)) / math.sqrt(a1)
+        muj[j] = h[j] / a1
+    c = np.empty(K)
+    b = np.empty(K)
+    for l in range(K):
+        brk[0] = -h[l] / sv
+        gs_fill(brk, xs, xcs, tw, zbuf, wbuf)
+        nl = xs.shape[0]  # left tail nodes come first
+        acc = 0.0
+        for i in range(nl):
+            wi = wbuf[i]
+            if wi == 0.0:
+                continue
+            lam = h[l] + sv * zbuf[i]
+            if lam >= 0.0:
+                continue
+            s = -lam
+            for j in range(K):
+                if j == l:
+                    continue
+                c[j] = pp[j] + pref[j] * _ival(-s, 0.0, muj[j], sig)
+                b[j] = H_nb((s + h[j]) / sv)
+            acc += wi * math.exp(-0.5 * y * s * s) * _esym(c, b, l, m - 1, buf)
+        Y += acc
+    return Y
+
+
+@numba.njit(cache=True)
+def _outer_1rsb(z, w, K, q0, y, xs, xcs, tw, logfact):
+    n = z.shape[0]
+    idx = np.zeros(K, dtype=np.int64)
+    h = np.empty(K)
+    nn = xs.shape[0]
+    zbuf = np.empty(2 * nn)
+    wbuf = np.empty(2 * nn)
+    brk = np.empty(1)
+    v = 1.0 - q0
+    sq = math.sqrt(q0)
+    acc = 0.0
+    while True:
+        wt = _multiset_weight(idx, w, logfact)
+        if wt > 0.0:
+            for j in range(K):
+                h[j] = sq * z[idx[j]]
+            Y = _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk)
+            acc += wt * math.log(Y)
+        if not _multisets_next(idx, n):
+            break
+    return acc
+
+
+_1RSB_ORDER = {3: (10, 4), 5: (6, 3)}   # (outer Gauss-Hermite order, inner tanh-sinh level)
+_1RSB_START = np.array([0.58, 3.07])     # (logit q0, log y) near the K = 3 solution
+
+
+def _energ_1rsb(K, q0, y, n_outer, inner_level):
+    z, w = gs.gauss_hermite(n_outer)
+    xs, xcs, tw = gs._ts_rule(inner_level)
+    return _outer_1rsb(np.ascontiguousarray(z), np.ascontiguousarray(w), K, q0, y,
+                       xs, xcs, tw, _LOGFACT)
+
+
+def _alpha_of(K, q0, y, n_outer, inner_level):
+    """alpha on the F = 0 surface of Eq. 1RSB.1: -S(q0, y) / ((2/y) E ln Y)."""
+    S = _eqs.s1rsb(q0, y)[0]
+    E = 2.0 / y * _energ_1rsb(K, q0, y, n_outer, inner_level)
+    return -S / E
+
+
+def _stationary_2d(f, x0, h=1e-3, tol=1e-7):
+    """Stationary point of a smooth f(p), p in R^2, by Newton on central-difference gradients."""
+    def grad(p):
+        g = np.empty(2)
+        for i in range(2):
+            e = np.zeros(2)
+            e[i] = h
+            g[i] = (f(p + e) - f(p - e)) / (2 * h)
+        return g
+
+    def hess(p):
+        Hm = np.empty((2, 2))
+        f0 = f(p)
+        for i in range(2):
+            for j in range(2):
+                ei = np.zeros(2)
+                ej = np.zeros(2)
+                ei[i] = h
+                ej[j] = h
+                if i == j:
+                    Hm[i, i] = (f(p + ei) - 2 * f0 + f(p - ei)) / (h * h)
+                else:
+                    Hm[i, j] = (f(p + ei + ej) - f(p + ei - ej) - f(p - ei + ej) + f(p - ei - ej)) / (4 * h * h)
+        return Hm
+    info = newton(grad, x0, hess, tol=tol, xtol=1e-8, maxiter=30)
+    return info, hess(info.x)
+
+
+@lru_cache(maxsize=16)
+def _capacity_1rsb_cached(k, n, lev):
+    f = lambda p: _alpha_of(k, 1.0 / (1.0 + math.exp(-p[0])), math.exp(p[1]), n, lev)
+    info, Hm = _stationary_2d(f, _1RSB_START.copy())
+    ac = f(info.x)
+    fine = _alpha_of(k, 1.0 / (1.0 + math.exp(-info.x[0])), math.exp(info.x[1]), n + 4, lev + 1)
+    return info, ac, fine, np.linalg.eigvalsh(Hm)
+
+
+def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
+    """1RSB capacity of the sign TCM at its saddle point (q0, y) (Eq. 1RSB.1).
+
+    alpha_c^1RSB is the stationary value of alpha(q0, y) = -S/E over q0 in (0, 1), y > 0
+    (the saddle point of the 1RSB free entropy at which its 1/(1-q1) coefficient vanishes);
+    for K = 3, 5 it is a minimum in both directions.  K = 1 (the perceptron, convex
+    version space): the minimum sits on the RS boundary (y -> 0), alpha_c^1RSB = 2.
+    K odd in [1, 5]: the outer K-dimensional Gaussian average uses the multisets of an
+    ``n_outer``-point Gauss--Hermite rule (permutation symmetry), the inner one an exact
+    reduction to a 1-d integral (order statistics of the flipped units).
+
+    Returns a SaddlePoint with params K, order_params q0, y, thermo alpha_c,
+    hessian_eigenvalues of alpha(logit q0, log y), extra["quadrature_error"] (change of
+    alpha_c with a finer rule at the same point).
+    """
+    k = _check_K(K, "sign")
+    if not (isinstance(k, int) and k <= 5):
+        raise ValueError(f"K must be an odd integer in [1, 5] for the finite-K 1RSB capacity, got {K!r}")
+    if k == 1:
+        return SaddlePoint("committee.tcm_capacity_1rsb", {"K": 1, "activation": "sign"},
+                           {"q0": 1.0, "y": 0.0}, {"alpha_c": 2.0}, extra={"ansatz": "1rsb",
+                           "note": "perceptron: 1RSB reduces to RS (minimum on the y -> 0 boundary)",
+                           "quadrature_error": 0.0})
+    n0, l0 = _1RSB_ORDER[k]
+    n = n0 if n_outer is None else check_int("n_outer", n_outer, 4)
+    lev = l0 if inner_level is None else check_int("inner_level", inner_level, 1)
+    info, ac, fine, eig = _capacity_1rsb_cached(k, n, lev)
+    q0 = 1.0 / (1.0 + math.exp(-info.x[0]))
+    y = math.exp(info.x[1])
+    return SaddlePoint("committee.tcm_capacity_1rsb", {"K": k, "activation": "sign"},
+                       {"q0": q0, "y": y}, {"alpha_c": ac}, converged=True, residual=info.residual,
+                       iterations=info.iterations, hessian_eigenvalues=eig,
+                       extra={"ansatz": "1rsb", "quadrature_error": abs(fine - ac), "alpha_c_fine": fine})
+
+
+# =========================================================================== ReLU
+def relu_kernel_Q(q):
+    """Normalized output overlap Q(q) of a balanced ReLU layer and Q'(q) (sympy kernel relu_Q)."""
+    q = check_range("q", q, -1.0, 1.0)
+    Qv, dQ = np.vectorize(_eqs.relu_Q, otypes=[float, float])(q)
+    return Qv, dQ
+
+
+@numba.njit(cache=True)
+def _relu_mean_cost_dir(T, K):
+    """mean over rows of K C(t/|t|) (homogeneity: E C(t) = E|t|^2 E C(t/|t|) = K E C(u))."""
+    half = K // 2
+    acc = 0.0
+    u = np.empty(K)
+    for r in range(T.shape[0]):
+        n2 = 0.0
+        for j in range(K):
+            n2 += T[r, j] * T[r, j]
+        inv = 1.0 / math.sqrt(n2)
+        for j in range(K):
+            u[j] = T[r, j] * inv
+        acc += K * _relu_cost(u, half)
+    return acc / T.shape[0]
+
+
+def _relu_rs_rqmc(K, log2_points=16, reps=8, seed=2024):
+    """E_t C(t) for the balanced ReLU TCM by randomized (scrambled Sobol) quasi-Monte Carlo.
+
+    Returns (mean, standard error over ``reps`` independent scramblings).
+    """
+    from scipy.stats import qmc
+    vals = []
+    for r in range(reps):
+        U = qmc.Sobol(d=K, scramble=True, seed=seed + r).random_base2(log2_points)
+        T = special.ndtri(U)
+        vals.append(_relu_mean_cost_dir(np.ascontiguousarray(T), K))
+    vals = np.array(vals)
+    return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(reps))
+
+
+@lru_cache(maxsize=32)
+def _alpha_rs_relu(K):
+    """(alpha_c^RS, standard error) for the balanced ReLU TCM (Eq. RS.4).
+
+    K = 2: E C = 3/4 exactly (derived in docs/committee.md), alpha_c = 4/3.
+    K >= 4: randomized QMC (2^16 scrambled Sobol points x 8 scramblings) of K E C(u).
+    """
+    if K == 2:
+        return 4.0 / 3.0, 0.0
+    m, se = _relu_rs_rqmc(K)
+    return 1.0 / m, se / (m * m)
+
+
+def _relu_inf_1rsb():
+    """K = inf ReLU 1RSB capacity via the effective perceptron with kernel Q(q)."""
+    z, w = gs.gauss_hermite(96)
+    dQ1 = float(_eqs.relu_Q(1.0 - 1e-300)[1]) if False else math.pi / (math.pi - 1.0)
+
+    def alpha_of(p):
+        q0 = 1.0 / (1.0 + math.exp(-p[0]))
+        y = math.exp(p[1])
+        Q0 = _eqs.relu_Q(q0)[0]
+        S = _eqs.s1rsb(q0, y)[0]
+        E = 2.0 / y * _eqs.eff_1rsb(z, w, math.sqrt(Q0), math.sqrt(1.0 - Q0), y / dQ1)
+        return -S / E
+    return alpha_of
+
+
+def tcm_capacity(K, activation="sign", ansatz="rs"):
+    r"""Storage capacity alpha_c of the tree committee machine (a float).
+
+    * sign, rs: thesis Eq. 3.5 (derived and confirmed; quadrature accurate to ~1e-13 relative),
+      K odd >= 1; ``K = math.inf`` returns ``math.inf`` (alpha_c^RS = sqrt(72/pi) sqrt(K)
+      (1 + O(K^-1/2)), see :func:`rs_large_K_coefficient`).
+    * sign, 1rsb: Eq. 1RSB.1 (Barkai--Hansel--Sompolinsky 1992 ansatz at q1 -> 1), K odd
+      in [1, 5]; ``K = math.inf`` returns ``math.inf`` (Monasson--Zecchina: (16/pi) sqrt(ln K)).
+    * relu, rs: Eq. RS.4 with the exact ReLU flip cost; K even; K = 2: 4/3 exactly (derived),
+      K >= 4 by randomized quasi-Monte Carlo on the unit sphere (homogeneity of C; relative
+      standard error ~1e-4, reported by :func:`relu_rs_capacity_error`), ``K = math.inf``:
+      2 pi/(pi - 1) (effective perceptron, Q'(1) = pi/(pi-1)).
+    * relu, 1rsb: only ``K = math.inf`` (effective perceptron with kernel Q, Eq. 1RSB.1).
+    """
+    check_choice("activation", activation, ACTIVATIONS)
+    check_choice("ansatz", ansatz, ANSATZE)
+    k = _check_K(K, activation)
+    if activation == "sign":
+        if ansatz == "rs":
+            return math.inf if k == math.inf else _alpha_rs_sign(k)
+        if k == math.inf:
+            return math.inf
+        if k > 5:
+            raise ValueError(f"K must be an odd integer in [1, 5] (or math.inf) for the sign 1RSB capacity, got {K!r}")
+        return float(tcm_capacity_1rsb_point(k).alpha_c)
+    # relu
+    if ansatz == "rs":
+        if k == math.inf:
+            return 2.0 * math.pi / (math.pi - 1.0)
+        return float(_alpha_rs_relu(k)[0])
+    if k != math.inf:
+        raise ValueError(f"K must be math.inf for the ReLU 1RSB capacity (finite-K 1RSB not implemented), got {K!r}")
+    return float(_relu_inf_1rsb_point().alpha_c)
+
+
+@lru_cache(maxsize=1)
+def _relu_inf_1rsb_point():
+    """alpha_c^1RSB of the K = inf balanced ReLU TCM: interior minimum of alpha(q0, y)."""
+    f = _relu_inf_1rsb()
+    info, Hm = _stationary_2d(f, np.array([math.log(0.7 / 0.3), math.log(10.0)]), tol=1e-9)
+    q0 = 1.0 / (1.0 + math.exp(-info.x[0]))
+    return SaddlePoint("committee.tcm_capacity_1rsb", {"K": math.inf, "activation": "relu"},
+                       {"q0": q0, "y": math.exp(info.x[1])}, {"alpha_c": f(info.x)},
+                       converged=True, residual=info.residual, iterations=info.iterations,
+                       hessian_eigenvalues=np.linalg.eigvalsh(Hm), extra={"ansatz": "1rsb"})
