@@ -99,6 +99,7 @@ __all__ = [
     "gardner_capacity", "spherical_storage", "spherical_teacher_student",
     "spherical_teacher_student_asymptotic", "SPHERICAL_TS_ASYMPTOTIC_CONSTANT",
     "binary_storage", "binary_capacity", "binary_teacher_student",
+    "spherical_storage_at_line", "binary_storage_at_line",
     "binary_teacher_student_transition", "BinaryTeacherStudentTransition",
     "spherical_storage_free_entropy", "spherical_storage_gradient", "spherical_storage_hessian",
     "spherical_teacher_student_free_entropy", "spherical_teacher_student_gradient",
@@ -974,3 +975,46 @@ def binary_teacher_student(alpha, branch="equilibrium"):
         return replace(out, extra={"branch": np.array([r.extra["branch"] for r in res]).reshape(a.shape)})
     out = stack(res, a.shape, model="perceptron.binary_teacher_student")
     return replace(out, extra={"branch": np.array([r.extra["branch"] for r in res]).reshape(a.shape)})
+
+
+# =========================================================================== AT lines
+def _at_one(solve, kappa, a_max):
+    """alpha where the replicon of ``solve(alpha, kappa)`` changes sign in (0, a_max), else a_max."""
+    last = [None]
+
+    def rep(a):
+        r = solve(a, kappa, last[0])
+        last[0] = r
+        return float(r.replicon)
+
+    hi = a_max * (1 - 1e-9)
+    if rep(hi) > 0:
+        return a_max
+    lo = 1e-3 * a_max
+    if rep(lo) <= 0:
+        raise ConvergenceError("replicon negative already at small alpha", x=[lo], diagnostics={"kappa": kappa})
+    return float(root_scalar(rep, (lo, hi), xtol=1e-13).x[0])
+
+
+def spherical_storage_at_line(kappa):
+    r"""de Almeida-Thouless line of spherical storage: the alpha where the replicon (S4)
+    ``1 - alpha E_t[(IM(u)(IM(u)-u))^2]`` of :func:`spherical_storage` vanishes.
+
+    For kappa < 0 it lies below the Gardner capacity (RS unstable between alpha_AT and
+    alpha_c); for kappa >= 0 the RS solution is stable up to capacity and
+    ``gardner_capacity(kappa)`` is returned.  Vectorized over kappa (float or array).
+    E.g. kappa = -0.5: 3.95070131...  Brent on the replicon (~1e-12).
+    """
+    k = _kappa(kappa)
+    f = lambda kk: _at_one(lambda a, k_, g: _ss_one(a, k_, g), kk, 1.0 / float(_gardner_inv(kk)))
+    return float(f(float(k))) if k.ndim == 0 else np.vectorize(f, otypes=[float])(k)
+
+
+def binary_storage_at_line(kappa=0.0):
+    r"""de Almeida-Thouless line of Ising storage: where the replicon (B3) of
+    :func:`binary_storage` vanishes (1.01465... at kappa = 0, Gardner & Derrida 1988:
+    ~1.015), or the Gardner-Derrida alpha when RS stays stable up to q -> 1.
+    Vectorized over kappa."""
+    k = _kappa(kappa)
+    f = lambda kk: _at_one(lambda a, k_, g: _bs_one(a, k_, g), kk, 2.0 / math.pi / float(_gardner_inv(kk)))
+    return float(f(float(k))) if k.ndim == 0 else np.vectorize(f, otypes=[float])(k)

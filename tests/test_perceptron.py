@@ -491,3 +491,15 @@ def test_tiny_alpha_is_finite_and_linear(alpha):
     for f in (P.spherical_storage, P.spherical_teacher_student):
         r = f(alpha)
         assert r.converged and np.isfinite(r.entropy) and 0 < r.q < 1e-20 + 2 * alpha
+
+
+def test_at_lines():
+    a_at = P.spherical_storage_at_line(-0.5)
+    assert a_at < P.gardner_capacity(-0.5)
+    assert P.spherical_storage(a_at * (1 - 1e-6), -0.5).rs_stable
+    assert not P.spherical_storage(a_at * (1 + 1e-6), -0.5).rs_stable
+    assert P.spherical_storage_at_line(0.5) == P.gardner_capacity(0.5)  # stable up to capacity
+    b_at = P.binary_storage_at_line(0.0)
+    assert b_at == pytest.approx(1.015, abs=1e-3)  # Gardner & Derrida 1988
+    assert P.binary_capacity(0.0) < b_at < P.binary_capacity(0.0, "gardner_derrida")
+    assert abs(P.binary_storage(b_at).replicon) < 1e-9

@@ -1,7 +1,8 @@
 """Perceptron theory figures (public API of :mod:`statmech.perceptron` only).
 
 * ``perceptron_capacity.png`` -- alpha_c(kappa): spherical (Gardner; RS-unstable part for
-  kappa < 0 dashed), binary zero-entropy (Krauth-Mezard) and binary RS q -> 1 (Gardner-Derrida).
+  kappa < 0 dashed, with its AT line), binary zero-entropy (Krauth-Mezard), binary RS q -> 1
+  (Gardner-Derrida) and the AT line of the binary RS solution.
 * ``perceptron_entropy.png`` -- typical entropy vs alpha for spherical and binary storage.
 * ``perceptron_teacher_student.png`` -- R(alpha) and eps(alpha) for Gibbs learning with
   spherical and Ising weights; the first-order transition and the spinodal marked.
@@ -25,7 +26,11 @@ def _capacity(out):
     neg = k <= 0
     ax.plot(k[~neg], ac[~neg], "C0-", label="spherical (Gardner)")
     ax.plot(k[neg], ac[neg], "C0--", label="spherical, RS unstable (κ<0)")
+    kat = np.linspace(-1.0, 0.0, 9)
+    ax.plot(kat, P.spherical_storage_at_line(kat), "C2-.", label="spherical, AT line (RS unstable above)")
     ax.plot(kb, P.binary_capacity(kb), "C3-", label="binary, zero entropy (Krauth–Mézard)")
+    kba = np.linspace(0.0, 2.0, 9)
+    ax.plot(kba, P.binary_storage_at_line(kba), "C1-.", label="binary, AT line of the RS solution")
     ax.plot(kb, P.binary_capacity(kb, method="gardner_derrida"), "C3:", label="binary, RS q→1 (Gardner–Derrida)")
     ax.plot([0], [P.binary_capacity(0.0)], "C3o", ms=4)
     ax.annotate(f"{P.binary_capacity(0.0):.10f}", (0, P.binary_capacity(0.0)), textcoords="offset points",
