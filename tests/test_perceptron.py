@@ -503,3 +503,30 @@ def test_at_lines():
     assert b_at == pytest.approx(1.015, abs=1e-3)  # Gardner & Derrida 1988
     assert P.binary_capacity(0.0) < b_at < P.binary_capacity(0.0, "gardner_derrida")
     assert abs(P.binary_storage(b_at).replicon) < 1e-9
+
+
+@settings(max_examples=12, deadline=None)
+@given(k=st.floats(0.0, 1.5), frac=st.floats(0.02, 0.97))
+def test_binary_storage_property_stationary_and_envelope(k, frac):
+    alpha = frac * P.binary_capacity(k, "gardner_derrida")
+    r = P.binary_storage(alpha, k)
+    g = P.binary_storage_gradient([r.q, r.q_hat], alpha, k)
+    assert r.converged and np.max(np.abs(g)) < 1e-10 * max(1.0, r.q_hat)
+    h = 1e-5 * alpha
+    d = (P.binary_storage(alpha + h, k).entropy - P.binary_storage(alpha - h, k).entropy) / (2 * h)
+    # envelope theorem: d entropy/d alpha = E_t log H(u) = (phi(alpha) - phi(0 at same x))/alpha
+    e_logH = (r.entropy - P.binary_storage_free_entropy([r.q, r.q_hat], 0.0, k)) / alpha
+    assert d == pytest.approx(e_logH, rel=1e-5, abs=1e-8)
+
+
+@settings(max_examples=10, deadline=None)
+@given(frac=st.floats(0.01, 0.999))
+def test_binary_teacher_student_property_poor_branch(frac):
+    tr = P.binary_teacher_student_transition()
+    alpha = frac * tr.alpha_spinodal
+    r = P.binary_teacher_student(alpha, "poor")
+    g = P.binary_teacher_student_gradient([r.R, r.R_hat], alpha)
+    assert r.converged and np.max(np.abs(g)) < 1e-10 * max(1.0, r.R_hat)
+    assert 0 < r.R < tr.R_spinodal + 1e-12
+    assert (r.entropy > 0) == (alpha < tr.alpha_c)
+    assert r.generalization_error == pytest.approx(math.acos(r.R) / math.pi, rel=1e-13)
