@@ -75,7 +75,7 @@ def register(sub):
     q.add_argument("--method", default="gd", help="gd, sgd or easgd")
     q.add_argument("--epochs", type=int, default=500)
     q.add_argument("--workers", type=int, default=2)
-    q.add_argument("--coupling", type=float, default=0.05)
+    q.add_argument("--coupling", type=float, default=0.2)
     q.set_defaults(func=_run_tcm, N=99)
 
 

@@ -197,7 +197,7 @@ class TCMResult:
 
 
 def tcm_train(patterns, labels, K, *, method="gd", seed=None, eta=None, epochs=500, batch=None,
-              workers=2, coupling=0.05, lam=1.0, init_scale=1.0, W0=None):
+              workers=2, coupling=0.2, lam=1.0, init_scale=1.0, W0=None):
     r"""Train a TCM on the surrogate loss; stop as soon as the sign TCM makes no training error.
 
     ``method``:
