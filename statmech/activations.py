@@ -415,7 +415,11 @@ class ESPTransitions:
     0 where there is no transition).  ``inf`` marks "no transition at finite alpha" (the
     linear limit beta = 0: a linear student cannot specialize).  ``relu`` holds the
     ``beta = inf`` values (statmech.scm with the ReLU closed forms), ``details`` the
-    :class:`statmech.scm.Transitions` objects.
+    :class:`statmech.scm.Transitions` objects.  ``interp_error``: the largest deviation of
+    statmech.scm's Chebyshev interpolant of ``m'(rho)`` from the exact ESP value
+    (:meth:`ESP.pair_moment` with ``order=1``) on ``|rho| <= 0.95``, an a-posteriori
+    accuracy indicator of the transition points (it grows with beta: the pair moment
+    approaches the ReLU form with its ``(1 - rho^2)^{3/2}`` singularity at ``rho = +-1``).
     """
     K: float
     beta: np.ndarray
@@ -425,6 +429,7 @@ class ESPTransitions:
     order: np.ndarray
     relu: object
     details: tuple
+    interp_error: np.ndarray = None
 
 
 def scm_transitions(K, betas, progress=False):
@@ -440,7 +445,8 @@ def scm_transitions(K, betas, progress=False):
     b = np.atleast_1d(check_range("betas", betas, 0.0, math.inf, allow_inf=True)).astype(float)
     b = np.sort(b)
     relu = scm.transitions(K, activation="relu")
-    rows, det = [], []
+    rows, det, ierr = [], [], []
+    rho_test = np.linspace(-0.95, 0.95, 9)
     it = b
     if progress:
         from tqdm.auto import tqdm
@@ -449,10 +455,20 @@ def scm_transitions(K, betas, progress=False):
         if beta == 0.0:
             rows.append((math.inf, math.inf, math.inf, 0))
             det.append(None)
+            ierr.append(0.0)
             continue
-        t = relu if math.isinf(beta) else scm.transitions(K, activation=ESP(float(beta)))
+        if math.isinf(beta):
+            t = relu
+            ierr.append(0.0)
+        else:
+            act = ESP(float(beta))
+            t = scm.transitions(K, activation=act)
+            cc = scm.activation_info(act).cc
+            exact = act.pair_moment(rho_test, order=1)
+            ierr.append(float(np.max(np.abs(np.polynomial.chebyshev.chebval(rho_test, cc[1]) - exact))))
         f = lambda v: math.inf if v is None else float(v)  # noqa: E731
         rows.append((f(t.alpha_s), f(t.alpha_c), f(t.alpha_d), int(t.order or 0)))
         det.append(t)
     r = np.array(rows, dtype=float)
-    return ESPTransitions(K, b, r[:, 0], r[:, 1], r[:, 2], r[:, 3].astype(int), relu, tuple(det))
+    return ESPTransitions(K, b, r[:, 0], r[:, 1], r[:, 2], r[:, 3].astype(int), relu, tuple(det),
+                          np.array(ierr))

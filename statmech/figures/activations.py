@@ -8,8 +8,10 @@
   ``activations_hessian_gamma.png``, ``activations_zero_residuals.png``,
   ``activations_eigenvalue_histograms.png`` -- the seeds' Fig. 1 (a-d) and eigenvalue
   histograms (seed 002 App. B) from statmech.simulate.small_networks.
-* ``activations_digits.png`` -- the 8x8 digits task (25 hidden units) when scikit-learn is
-  installed (optional extra ``digits``).
+* ``activations_digits.png`` -- the 8x8 digits task (25 hidden units, 1910 parameters), only
+  when scikit-learn is installed (optional extra ``digits``) *and* ``STATMECH_FIGURES_DIGITS=1``:
+  each exact 1910 x 1910 Hessian costs ~P^2 m = 6.5 GFlop plus the eigendecomposition, several
+  minutes in total on a busy 2-core machine, too slow for the default figure run.
 """
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ def _phase_diagram(out):
     import matplotlib.pyplot as plt
     from .. import activations as A
     betas = np.array([0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0, 15.0, 30.0])
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
+    fig, axes = plt.subplots(1, 3, figsize=(17, 4.6))
     for ax, K in zip(axes, (2, 5)):
         r = A.scm_transitions(K, betas)
         ax.plot(r.beta, r.alpha_c, "o-", color="C0", label=r"$\alpha_c$ (transition)")
@@ -61,8 +63,8 @@ def _phase_diagram(out):
         bb = np.geomspace(betas[0], 0.6, 50)
         ax.plot(bb, 4 / bb ** 2, color="0.5", lw=0.8, ls="--", label=r"$4/\beta^2$ (linear limit $\beta\to0$: no transition)")
         ax.fill_between(r.beta, r.alpha_c, 1e4, color="C0", alpha=0.07)
-        ax.text(0.55, 0.85, "specialized (R > S)", transform=ax.transAxes)
-        ax.text(0.55, 0.12, "unspecialized (R = S)", transform=ax.transAxes)
+        ax.text(0.45, 0.6, "specialized (R > S)", transform=ax.transAxes)
+        ax.text(0.04, 0.3, "unspecialized\n(R = S)", transform=ax.transAxes)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_ylim(3, 300)
@@ -71,8 +73,20 @@ def _phase_diagram(out):
         orders = {1: "first order", 2: "continuous"}
         kinds = sorted({orders.get(int(o), "") for o in r.order if o})
         ax.set_title(f"SCM with ESP units, K = {K} ({' / '.join(kinds)})")
-        ax.legend(fontsize=7, loc="lower left")
+        ax.legend(fontsize=7, loc="upper right")
         ax.grid(alpha=0.3, which="both")
+        if K == 5:
+            w = (r.alpha_d - r.alpha_s) / r.alpha_c
+            axes[2].plot(r.beta, np.where(r.order == 1, w, 0.0), "o-", color="C3", label="K = 5")
+        else:
+            axes[2].plot(r.beta, np.zeros_like(r.beta), "o-", color="C0", label="K = 2 (continuous)")
+    axes[2].set_xscale("log")
+    axes[2].set_xlabel(r"$\beta$")
+    axes[2].set_ylabel(r"$(\alpha_d-\alpha_s)/\alpha_c$")
+    axes[2].set_title("width of the coexistence (first-order) region", fontsize=10)
+    axes[2].legend(fontsize=8)
+    axes[2].grid(alpha=0.3, which="both")
+    fig.tight_layout()
     return [save(fig, out / "activations_scm_phase_diagram.png")]
 
 
@@ -113,7 +127,9 @@ def _hessian(out):
                 if xl == "epoch":
                     a.set_xscale("log")
                 if xl == "loss":
+                    from matplotlib.ticker import NullFormatter
                     a.set_xscale("log")
+                    a.xaxis.set_minor_formatter(NullFormatter())
                     a.invert_xaxis()
                 if yscale:
                     a.set_yscale(yscale)
@@ -143,8 +159,11 @@ def _hessian(out):
 
 
 def _digits(out):
+    import os
     import matplotlib.pyplot as plt
     from ..simulate import small_networks as sn
+    if os.environ.get("STATMECH_FIGURES_DIGITS", "0") != "1":
+        return []
     try:
         task = sn.digits_task()
     except ImportError:
