@@ -372,3 +372,13 @@ def test_algorithmic_capacity_recovers_known_threshold():
         A.algorithmic_capacity([0.5, 0.6], [3, 3], [3, 3])
     with pytest.raises(ValueError, match="successes"):
         A.algorithmic_capacity([0.5, 0.6], [4, 1], [3, 3])
+
+
+def test_tcm_path_without_test_set_has_no_nan():
+    d = T.tcm_instance(27, 3, 0.3, seed=8, teacher=True)
+    Wa = T.tcm_train(d["patterns"], d["labels"], 3, seed=1, epochs=2000).weights
+    Wb = T.tcm_train(d["patterns"], d["labels"], 3, seed=2, epochs=2000).weights
+    p = T.tcm_path(Wa, Wb, d["patterns"], d["labels"], 3, n_hessian=0)
+    assert p.line_test_errors is None and p.path_test_errors is None
+    assert np.all(np.isfinite(p.path_train_errors)) and np.all(np.isfinite(p.path_loss))
+    assert p.max_path_train_errors == 0.0  # Gamma(t) stays in the version space

@@ -263,7 +263,8 @@ def tcm_train(patterns, labels, K, *, method="gd", seed=None, eta=None, epochs=5
 class TCMPath:
     """Errors along the straight line v(t) and the relaxed path Gamma(t) between two solutions.
 
-    ``t_line`` with ``line_train_errors``/``line_test_errors`` (fractions) along v(t) (Eq. 3.14);
+    ``t_line`` with ``line_train_errors``/``line_test_errors`` (fractions) along v(t) (Eq. 3.14;
+    the test arrays are None when no test set was given);
     ``t_path`` (progress ``1 - |W_b - W*| / |W_b - W_a|``) with ``path_train_errors``,
     ``path_test_errors``, ``path_loss``, ``path_norm`` along Gamma(t); ``hess_t`` and
     ``hess_eigenvalues`` (rows: ascending eigenvalues of the exact Hessian at those points);
@@ -338,7 +339,7 @@ def tcm_path(W_a, W_b, patterns, labels, K, *, test_patterns=None, test_labels=N
 
     def errs(W):
         tr = float(np.mean(_predict(X3, W) != y))
-        te = float(np.mean(_predict(Xt3, W) != yt)) if Xt3 is not None else np.nan
+        te = float(np.mean(_predict(Xt3, W) != yt)) if Xt3 is not None else -1.0
         return tr, te
 
     t_line = np.linspace(0.0, 1.0, n_line)
@@ -387,6 +388,8 @@ def tcm_path(W_a, W_b, patterns, labels, K, *, test_patterns=None, test_labels=N
             break
     params = {"eta": eta, "coupling": coupling, "norm_constraint": norm_constraint, "tol": tol,
               "lam": lam, "K": K, "descent_on": descent_on}
-    return TCMPath(t_line, line[:, 0], line[:, 1], np.array(tp), np.array(tr_e), np.array(te_e),
+    has_test = Xt3 is not None
+    return TCMPath(t_line, line[:, 0], line[:, 1] if has_test else None, np.array(tp), np.array(tr_e),
+                   np.array(te_e) if has_test else None,
                    np.array(loss), np.array(norms), np.array(hess_t),
                    np.array(hess_ev) if hess_ev else np.empty((0, K * n)), reached, steps, params)
