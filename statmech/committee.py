@@ -794,6 +794,13 @@ def _alpha_rs_relu(K):
     return 1.0 / m, se / (m * m)
 
 
+def relu_rs_capacity_error(K):
+    """Standard error of ``tcm_capacity(K, "relu", "rs")`` (0 for K = 2 and K = inf: exact)."""
+    check_choice("activation", "relu", ACTIVATIONS)
+    k = _check_K(K, "relu")
+    return 0.0 if k == math.inf else float(_alpha_rs_relu(k)[1])
+
+
 def _relu_inf_1rsb():
     """K = inf ReLU 1RSB capacity via the effective perceptron with kernel Q(q)."""
     z, w = gs.gauss_hermite(96)
