@@ -330,11 +330,11 @@ def _bracket_solve(f, y0, step=1.0, lo=-math.inf, hi=math.inf, maxexp=60):
     return float(info.x[0]), info.iterations + n
 
 
-def _solve_y(fd, y0, in_domain=None, fallback=None):
-    """Root of ``f(y)`` with ``fd(y) -> (f, f')`` (derivatives from the sympy kernels):
-    Newton with backtracking (``statmech.saddle.newton``) from ``y0``; on failure the
-    bracketed Brent solve ``fallback()`` (default: bracket expansion from y0).
-    Returns ``(y, iterations)``."""
+def _solve_y(fd, y0, hi=math.inf, fallback=None):
+    """Root of ``f(y)`` with ``fd(y) -> (f, f')`` (f' from the sympy kernels):
+    Newton with backtracking (``statmech.saddle.newton``) from ``y0``, staying below ``hi``;
+    on failure the bracketed Brent solve ``fallback()`` (default: bracket expansion from
+    y0 + ``statmech.saddle.root_scalar``).  Returns ``(y, iterations)``."""
     memo = {}
 
     def ev(y):
@@ -346,7 +346,8 @@ def _solve_y(fd, y0, in_domain=None, fallback=None):
 
     try:
         info = newton(lambda y: np.array([ev(y)[0]]), [y0], lambda y: np.array([[ev(y)[1]]]),
-                      tol=1e-14, xtol=1e-14, maxiter=40, in_domain=in_domain)
+                      tol=1e-14, xtol=1e-14, maxiter=40,
+                      in_domain=None if hi == math.inf else (lambda y: y[0] < hi))
         return float(info.x[0]), info.iterations
     except (ConvergenceError, ValueError, ZeroDivisionError, OverflowError):
         if fallback is not None:
@@ -918,7 +919,7 @@ def _bts_one(alpha, branch, guess=None):
             return float(info.x[0]), info.iterations
 
         y0 = math.log(guess.R_hat) if guess is not None and 0 < guess.R_hat < math.exp(ysp) else min(la, ysp - 0.7)
-        y, it = _solve_y(_bts_fd(la), y0, in_domain=lambda y: y[0] < ysp, fallback=bracket_poor)
+        y, it = _solve_y(_bts_fd(la), y0, hi=ysp, fallback=bracket_poor)
     else:  # unstable: alpha(R_hat) decreasing on (R_hat_sp, inf)
         def bracket_unstable():
             hi = ysp + 0.5
