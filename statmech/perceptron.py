@@ -76,8 +76,9 @@ mpmath to <= 1e-13 relative for 0 <= q <= 1 - 1e-10 (``tests/test_perceptron.py`
 
 Free-entropy functionals for the continuation engine
 ----------------------------------------------------
-``<model>_free_entropy(x, alpha[, kappa])``, ``<model>_gradient(...)`` and
-``<model>_hessian(...)`` for ``model`` in ``spherical_storage``,
+``<model>_free_entropy(x, alpha[, kappa])``, ``<model>_gradient(...)`` (alias
+``<model>_residual``: the saddle-point equations) and ``<model>_hessian(...)`` for
+``model`` in ``spherical_storage``,
 ``spherical_teacher_student``, ``binary_storage``, ``binary_teacher_student``.
 All are affine in ``alpha`` (``phi = phi_entropic(x) + alpha phi_energetic(x)``).
 """
@@ -107,6 +108,8 @@ __all__ = [
     "binary_storage_free_entropy", "binary_storage_gradient", "binary_storage_hessian",
     "binary_teacher_student_free_entropy", "binary_teacher_student_gradient",
     "binary_teacher_student_hessian",
+    "spherical_storage_residual", "spherical_teacher_student_residual", "binary_storage_residual",
+    "binary_teacher_student_residual",
 ]
 
 
@@ -1019,3 +1022,10 @@ def binary_storage_at_line(kappa=0.0):
     k = _kappa(kappa)
     f = lambda kk: _at_one(lambda a, k_, g: _bs_one(a, k_, g), kk, 2.0 / math.pi / float(_gardner_inv(kk)))
     return float(f(float(k))) if k.ndim == 0 else np.vectorize(f, otypes=[float])(k)
+
+
+# saddle-point residuals: the saddle-point equations are grad phi = 0 (aliases, for continuation)
+spherical_storage_residual = spherical_storage_gradient
+spherical_teacher_student_residual = spherical_teacher_student_gradient
+binary_storage_residual = binary_storage_gradient
+binary_teacher_student_residual = binary_teacher_student_gradient
