@@ -178,7 +178,10 @@ def _binarized_errors(X, y, m):
     return err
 
 
-@numba.njit(cache=True)
+_FM = {"reassoc", "contract"}  # allow vectorized reductions; keeps inf/NaN semantics
+
+
+@numba.njit(cache=True, fastmath=_FM)
 def _sp_kernel(ell, X, y, m, eta, batch, max_epochs, gamma0, gamma_rate, gamma_end, seed,
                h_q, h_err, h_loss, h_gamma):
     """Minibatch gradient descent with clipping (Eq. 2.51) on the loss Eq. 2.59.
