@@ -93,10 +93,11 @@ Public API
     ``coexistence``, ``points(kind)``, ``stable_branches()``, ``plot(ax, y=...)``.
 
 ``continue_point(problem, point, param, q_min, q_max, ds=..., **trace_kw) -> Curve``
-    Two-parameter continuation of a fold (``F = 0, F_x v = 0, l.v = 1``), a branch point
+    Two-parameter continuation of a fold (``F = 0, F_x v = 0, v.v = 1``), a branch point
     (``F + b phi = 0, F_x^T phi = 0, F_p.phi = 0, |phi| = 1``, Govaerts' unfolded
     system; ``b`` stays 0 while the branch point persists), a stability change
-    (``F = 0, margin = 0``) or a coexistence point (``F(x1) = F(x2) = 0, f1 = f2``) in
+    (``F = 0, margin = 0``), an event (``F = 0, g = 0``) or a coexistence point
+    (``F(x1) = F(x2) = 0, f1 = f2``) in
     the problem parameter ``param`` (a key of ``problem.params``), e.g. alpha_c(K).
     ``Curve`` (frozen): ``kind``, ``param``, ``q``, ``p``, ``x``, ``x2``, ``b``, ``status``,
     ``branch`` (the extended-system branch, whose special points are folds of the
@@ -518,6 +519,10 @@ class _Corrector:
             if not np.all(np.isfinite(dy)):
                 return None
             y = y + dy
+            # stagnation at the rounding floor of F (large terms cancelling): a Newton step
+            # at the level of the rounding of y with a residual within 1000 tol is converged
+            if it >= 2 and np.max(np.abs(dy)) <= 1e-14 * (1 + np.max(np.abs(y))) and res <= 1e3 * tol:
+                return y, res, it + 1
         return None
 
 
@@ -730,9 +735,9 @@ class _Tracer:
             if steps > 3 and _wnorm(w, b.y - pts[0].y) < 0.5 * h and _wdot(w, b.t, pts[0].t) > 0.9:
                 status = "closed_loop"
                 break
-            if its <= 3:
+            if its <= 4:
                 h = min(h * 1.6, self.ds_max)
-            elif its >= 6:
+            elif its >= 7:
                 h = max(h * 0.6, self.ds_min)
         return pts, sps, status, steps, rejected
 
@@ -1445,7 +1450,29 @@ class Curve:
     @property
     def _ip(self):
         n = self.x.shape[1]
-        return {"fold": 2 * n, "branch_point": 2 * n, "stability_change": n, "coexistence": 2 * n}[self.kind]
+        return {"fold": 2 * n, "branch_point": 2 * n, "stability_change": n, "event": n,
+                "coexistence": 2 * n}[self.kind]
+
+
+def _dJ_dx(pr, x, p, v, transpose=False):
+    """Columns d(F_x v)/dx_j (or d(F_x^T v)/dx_j) by central differences of the Jacobian."""
+    n = x.size
+    M = np.empty((n, n))
+    for j in range(n):
+        h = 1e-5 * max(1.0, abs(x[j]))
+        e = np.zeros(n)
+        e[j] = h
+        Jp_, Jm_ = pr.J(x + e, p), pr.J(x - e, p)
+        M[:, j] = ((Jp_.T @ v - Jm_.T @ v) if transpose else (Jp_ @ v - Jm_ @ v)) / (2 * h)
+    return M
+
+
+def _J_p(pr, x, p):
+    """dF_x/dp (exact difference when F is affine in p)."""
+    if pr.affine_in_p:
+        return pr.J(x, p + 1.0) - pr.J(x, p)
+    h = 1e-5 * max(1.0, abs(p))
+    return (pr.J(x, p + h) - pr.J(x, p - h)) / (2 * h)
 
 
 def _ext_problem(problem, point, param):
@@ -1453,8 +1480,15 @@ def _ext_problem(problem, point, param):
     n = problem.n
     q0 = float(problem.params[param])
 
+    memo = {}
+
     def P(q):
-        return problem.with_params(**{param: q})
+        pr = memo.get(q)
+        if pr is None:
+            if len(memo) > 8:
+                memo.clear()
+            pr = memo[q] = problem.with_params(**{param: q})
+        return pr
 
     if isinstance(point, CoexistencePoint):
         scale = max(1.0, abs(point.f))
@@ -1463,8 +1497,21 @@ def _ext_problem(problem, point, param):
             pr = P(q)
             a, b, p = z[:n], z[n:2 * n], z[-1]
             return np.concatenate([pr.F(a, p), pr.F(b, p), [(pr.f(a, p) - pr.f(b, p)) / scale]])
+
+        def JG(z, q):
+            pr = P(q)
+            a, b, p = z[:n], z[n:2 * n], z[-1]
+            M = np.zeros((2 * n + 1, 2 * n + 1))
+            M[:n, :n] = pr.J(a, p)
+            M[:n, -1] = pr.Fp(a, p)
+            M[n:2 * n, n:2 * n] = pr.J(b, p)
+            M[n:2 * n, -1] = pr.Fp(b, p)
+            M[-1, :n] = pr.grad_f(a, p) / scale
+            M[-1, n:2 * n] = -pr.grad_f(b, p) / scale
+            M[-1, -1] = (pr.f_p(a, p) - pr.f_p(b, p)) / scale
+            return M
         z0 = np.concatenate([point.x1, point.x2, [point.p]])
-        return "coexistence", G, z0, q0
+        return "coexistence", G, JG, z0, q0
     kind = point.kind
     y = np.append(point.x, point.p)
     J = problem.J(point.x, point.p)
@@ -1474,31 +1521,78 @@ def _ext_problem(problem, point, param):
         ev, evec = np.linalg.eig(J)
         v = np.real(evec[:, int(np.argmin(np.abs(ev)))])
         v = v / np.linalg.norm(v)
-        l = v.copy()
+        sJ = max(1.0, float(np.max(np.abs(J))))
 
         def G(z, q):
             pr = P(q)
             x, vv, p = z[:n], z[n:2 * n], z[-1]
-            return np.concatenate([pr.F(x, p), pr.J(x, p) @ vv, [l @ vv - 1.0]])
-        return "fold", G, np.concatenate([point.x, v, [point.p]]), q0
+            return np.concatenate([pr.F(x, p), pr.J(x, p) @ vv / sJ, [vv @ vv - 1.0]])
+
+        def JG(z, q):
+            pr = P(q)
+            x, vv, p = z[:n], z[n:2 * n], z[-1]
+            Jx = pr.J(x, p)
+            M = np.zeros((2 * n + 1, 2 * n + 1))
+            M[:n, :n] = Jx
+            M[:n, 2 * n] = pr.Fp(x, p)
+            M[n:2 * n, :n] = _dJ_dx(pr, x, p, vv) / sJ
+            M[n:2 * n, n:2 * n] = Jx / sJ
+            M[n:2 * n, 2 * n] = _J_p(pr, x, p) @ vv / sJ
+            M[2 * n, n:2 * n] = 2 * vv
+            return M
+        return "fold", G, JG, np.concatenate([point.x, v, [point.p]]), q0
     if kind == "branch_point":
         u, s, vt = np.linalg.svd(J.T)
         phi = vt[-1]  # left null vector of J
         phi = phi / np.linalg.norm(phi)
+        sJ = max(1.0, float(np.max(np.abs(J))))
+        sP = max(1.0, float(np.max(np.abs(problem.Fp(point.x, point.p)))))
 
         def G(z, q):
             pr = P(q)
             x, ph, p, b = z[:n], z[n:2 * n], z[2 * n], z[2 * n + 1]
             Jx = pr.J(x, p)
-            return np.concatenate([pr.F(x, p) + b * ph, Jx.T @ ph, [pr.Fp(x, p) @ ph, ph @ ph - 1.0]])
-        return "branch_point", G, np.concatenate([point.x, phi, [point.p, 0.0]]), q0
+            return np.concatenate([pr.F(x, p) + b * ph, Jx.T @ ph / sJ, [pr.Fp(x, p) @ ph / sP, ph @ ph - 1.0]])
+
+        def JG(z, q):
+            pr = P(q)
+            x, ph, p, b = z[:n], z[n:2 * n], z[2 * n], z[2 * n + 1]
+            Jx, Fp, Jpp = pr.J(x, p), pr.Fp(x, p), _J_p(pr, x, p)
+            M = np.zeros((2 * n + 2, 2 * n + 2))
+            M[:n, :n] = Jx
+            M[:n, n:2 * n] = b * np.eye(n)
+            M[:n, 2 * n] = Fp
+            M[:n, 2 * n + 1] = ph
+            M[n:2 * n, :n] = _dJ_dx(pr, x, p, ph, transpose=True) / sJ
+            M[n:2 * n, n:2 * n] = Jx.T / sJ
+            M[n:2 * n, 2 * n] = Jpp.T @ ph / sJ
+            M[2 * n, :n] = Jpp.T @ ph / sP
+            M[2 * n, n:2 * n] = Fp / sP
+            if not pr.affine_in_p:
+                h = 1e-5 * max(1.0, abs(p))
+                M[2 * n, 2 * n] = (pr.Fp(x, p + h) - pr.Fp(x, p - h)) @ ph / (2 * h * sP)
+            M[2 * n + 1, n:2 * n] = 2 * ph
+            return M
+        return "branch_point", G, JG, np.concatenate([point.x, phi, [point.p, 0.0]]), q0
     if kind == "stability_change":
         def G(z, q):
             pr = P(q)
             x, p = z[:n], z[-1]
             return np.concatenate([pr.F(x, p), [pr.margin(x, p)]])
-        return "stability_change", G, y.copy(), q0
-    raise ValueError(f"point must be a fold, branch_point, stability_change or CoexistencePoint, got {kind!r}")
+        return "stability_change", G, None, y.copy(), q0
+    if kind == "event":
+        g = problem.events[point.name]
+
+        def G(z, q):
+            pr = P(q)
+            x, p = z[:n], z[-1]
+            try:
+                gv = float(g(x, p, **pr.params))
+            except ValueError:
+                gv = math.nan
+            return np.concatenate([pr.F(x, p), [gv]])
+        return "event", G, None, y.copy(), q0
+    raise ValueError(f"point must be a fold, branch_point, stability_change, event or CoexistencePoint, got {kind!r}")
 
 
 def continue_point(problem, point, param, q_min, q_max, ds=0.01, **trace_kw):
@@ -1508,18 +1602,35 @@ def continue_point(problem, point, param, q_min, q_max, ds=0.01, **trace_kw):
     """
     if param not in problem.params:
         raise ValueError(f"param must be one of the problem parameters {sorted(problem.params)}, got {param!r}")
-    kind, G, z0, q0 = _ext_problem(problem, point, param)
-    ext = Problem(residual=G, x0=z0, p0=q0, stability="none", tol=max(problem.tol * 1e-2, 1e-13), p_name=param)
+    kind, G, JG, z0, q0 = _ext_problem(problem, point, param)
+    # weighted norm of the extended unknowns: the problem's weights for x (and x2) and p,
+    # 1 for null vectors and the unfolding parameter
+    n = problem.n
+    if problem.weights is not None:
+        wx, wp = problem.weights[:n], problem.weights[n]
+    else:
+        wx, wp = np.ones(n), 1.0 / max(1.0, abs(float(z0[-1] if kind != "branch_point" else z0[2 * n]))) ** 2
+    if kind == "coexistence":
+        wz = np.concatenate([wx, wx, [wp]])
+    elif kind == "fold":
+        wz = np.concatenate([wx, np.ones(n), [wp]])
+    elif kind == "branch_point":
+        wz = np.concatenate([wx, np.ones(n), [wp, 1.0]])
+    else:
+        wz = np.concatenate([wx, [wp]])
+    L = q_max - q_min
+    wq = 1.0 / L ** 2 if math.isfinite(L) and L > 0 else 1.0
+    ext = Problem(residual=G, jacobian=JG, x0=z0, p0=q0, stability="none", tol=max(problem.tol * 0.1, 1e-13),
+                  p_name=param, weights=np.append(wz, wq))
     trace_kw.setdefault("detect", ("fold",))
     br = trace(ext, q_min, q_max, ds, **trace_kw)
-    n = problem.n
     if kind == "coexistence":
         x, x2, p, b = br.x[:, :n], br.x[:, n:2 * n], br.x[:, 2 * n], None
     elif kind == "branch_point":
         x, x2, p, b = br.x[:, :n], None, br.x[:, 2 * n], br.x[:, 2 * n + 1]
     elif kind == "fold":
         x, x2, p, b = br.x[:, :n], None, br.x[:, 2 * n], None
-    else:
+    else:  # stability change, event
         x, x2, p, b = br.x[:, :n], None, br.x[:, n], None
     return Curve(kind=kind, param=param, q=br.p.copy(), p=p.copy(), x=x.copy(),
                  x2=None if x2 is None else x2.copy(), b=None if b is None else b.copy(),
