@@ -354,3 +354,94 @@ def test_monte_carlo_quick_specialized_erf():
 @pytest.mark.parametrize("act,alpha", [("erf", 15.0), ("erf", 35.0), ("relu", 4.0), ("relu", 9.0)])
 def test_monte_carlo_extrapolated_in_N_matches_theory(act, alpha):
     _mc_vs_theory(act, alpha)
+
+
+# --------------------------------------------------------------- stability beyond site symmetry, engine, CLI
+def test_anti_specialized_state_is_a_saddle_in_the_full_space():
+    """The R < S minimum of the site-symmetric beta f (seed: 'persists for all alpha > alpha_d')
+    is unstable against non-site-symmetric perturbations ([K-2,1,1] and [K-2,2] blocks); checked
+    by finite differences of the full-space beta f built from generalization_error and entropy."""
+    K, a = 5, 70.0
+    p = [q for q in scm.equilibria(a, K, "erf") if q.branch == "anti-specialized"][0]
+    assert p.site_symmetric_stable and not p.full_space_stable
+    g, Hm = scm.full_hessian(a, K, p.R, p.S, p.C, "erf")
+    w, V = np.linalg.eigh(Hm)
+    v = V[:, 0]
+    Rm, Qm = site_symmetric(K, p.R, p.S, p.C)
+    iu = np.triu_indices(K, 1)
+
+    def f(x):
+        dq = np.zeros((K, K))
+        dq[iu] = x[K * K:]
+        R, Q = Rm + x[:K * K].reshape(K, K), Qm + dq + dq.T
+        return a * K * scm.generalization_error(R, Q, np.eye(K), "erf") - scm.entropy(R, Q, np.eye(K))
+    h = 3e-4
+    curv = (f(h * v) - 2 * f(0 * v) + f(-h * v)) / h ** 2
+    assert w[0] < -0.1 and curv == pytest.approx(w[0], rel=1e-5)
+    # the specialized and unspecialized minima are stable in the full space
+    for q in scm.equilibria(55.0, K, "erf"):
+        assert q.full_space_stable
+
+
+@pytest.mark.parametrize("act,K", [("erf", 3), ("relu", 3), ("erf", 2.5)])
+def test_continuation_engine_agrees_with_direct_solver(act, K):
+    c = scm.transitions(K, act, method="continuation")
+    d = scm.transitions(K, act, method="direct")
+    assert c.details["solver"] == "continuation" and c.order == d.order
+    for key in ("alpha_s", "alpha_c", "alpha_d"):
+        assert getattr(c, key) == pytest.approx(getattr(d, key), rel=1e-9)
+
+
+def test_relu_K3_is_weakly_first_order():
+    tr = scm.transitions(3, "relu", method="direct")
+    assert tr.order == 1
+    assert tr.alpha_s == pytest.approx(6.2462317308, rel=1e-9)
+    assert 0 < tr.alpha_c - tr.alpha_s < tr.alpha_d - tr.alpha_s < 0.01
+
+
+def test_cli_transitions_json_and_bad_argument():
+    import json
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "statmech", "scm", "transitions", "--K", "2", "inf", "--method", "direct",
+                        "--json"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["transitions"][0]["alpha_c"] == pytest.approx(23.675957245, rel=1e-9)
+    assert d["transitions"][1]["alpha_s"] == pytest.approx(60.9926164267, rel=1e-9)
+    p = subprocess.run([sys.executable, "-m", "statmech", "scm", "equilibria", "--alpha", "-3", "--K", "2"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "alpha" in p.stderr
+
+
+@pytest.mark.slow
+def test_finite_K_fold_against_mpmath():
+    """alpha_s(K=3, erf) from an independent mpmath computation: the fold of the stationary
+    equations of beta f written directly in mpmath (derivatives by mpmath.diff)."""
+    from mpmath import asin, det, diff, findroot, log, matrix, mp, pi
+    mp.dps = 25
+    K = 3
+
+    def f(a, R, S, C):
+        m = lambda r: 2 / pi * asin(r / 2)
+        eps = m(1) - m(R) + (K - 1) / mp.mpf(2) * (m(C) + m(0) - 2 * m(S))
+        s = log(1 + (K - 1) * C - (R + (K - 1) * S) ** 2) / 2 + (K - 1) / mp.mpf(2) * log(1 - C - (R - S) ** 2)
+        return a * K * eps - s
+
+    def eqs(a, R, S, C):
+        g = [diff(lambda x: f(a, x, S, C), R), diff(lambda x: f(a, R, x, C), S), diff(lambda x: f(a, R, S, x), C)]
+        Hm = matrix(3, 3)
+        X = [R, S, C]
+        for i in range(3):
+            for j in range(3):
+                def fij(u, v, i=i, j=j):
+                    Y = list(X)
+                    Y[i] += u
+                    Y[j] += v
+                    return f(a, *Y)
+                Hm[i, j] = diff(fij, (0, 0), (1, 1)) if i != j else diff(lambda u: fij(u, 0), 0, 2)
+        return g + [det(Hm) * 1e-3]
+    tr = scm.transitions(K, "erf", method="direct")
+    p = [q for q in scm.equilibria(tr.alpha_s + 1e-3, K, "erf") if q.branch == "specialized"][0]
+    sol = findroot(lambda a, R, S, C: eqs(a, R, S, C), (tr.alpha_s, p.R, p.S, p.C))
+    assert float(sol[0]) == pytest.approx(tr.alpha_s, rel=1e-9)

@@ -1,0 +1,114 @@
+"""Soft committee machines: statmech vs the straightforward scipy implementation.
+
+Baseline = what a user would write from the seed's equations: beta f(R, S, C) in numpy
+(eps_g and s by hand), scipy.optimize.minimize (BFGS, numerical gradient) at every alpha for
+every branch, warm-started from the previous alpha, and the Hessian eigenvalues by finite
+differences (scipy.optimize.approx_fprime of the gradient) for the stability.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import optimize
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import best_time  # noqa: E402
+
+from statmech import scm  # noqa: E402
+
+
+def relu_m(r):
+    return r / 4 + (math.sqrt(max(0.0, 1 - r * r)) + r * math.asin(r)) / (2 * math.pi)
+
+
+def erf_m(r):
+    return 2 / math.pi * math.asin(r / 2)
+
+
+def bf(x, alpha, K, m):
+    R, S, C = x
+    a1 = 1 + (K - 1) * C - (R + (K - 1) * S) ** 2
+    a2 = 1 - C - (R - S) ** 2
+    if a1 <= 0 or a2 <= 0 or abs(R) >= 1 or abs(S) >= 1 or abs(C) >= 1:
+        return 1e10
+    eps = m(1.0) - m(R) + (K - 1) / 2 * (m(C) + m(0.0) - 2 * m(S))
+    s = 0.5 * math.log(a1) + (K - 1) / 2 * math.log(a2)
+    return alpha * K * eps - s
+
+
+def baseline_curve(K, m, alphas, starts):
+    """Per-point minimize for each branch (warm start) + finite-difference Hessian eigenvalues."""
+    out = {}
+    for name, x0 in starts.items():
+        x = np.array(x0, dtype=float)
+        rows = []
+        for a in (alphas if name == "unspecialized" else alphas[::-1]):
+            r = optimize.minimize(bf, x, args=(a, K, m), method="BFGS", options={"gtol": 1e-10})
+            x = r.x
+            g = lambda y: optimize.approx_fprime(y, bf, 1e-7, a, K, m)
+            Hm = np.array([optimize.approx_fprime(x, lambda y, i=i: g(y)[i], 1e-5) for i in range(3)])
+            rows.append((a, *x, np.linalg.eigvalsh(0.5 * (Hm + Hm.T))[0]))
+        out[name] = np.array(sorted(rows))
+    return out
+
+
+def run():
+    rows = []
+    # ---- learning curve K = 10 ReLU, 1000 alphas, all branches with stability
+    alphas = np.linspace(0.0, 30.0, 1000)
+    lc = scm.learning_curve(10, "relu", alphas)
+    t_sm = best_time(lambda: scm.learning_curve(10, "relu", alphas), repeat=5)
+    sub = alphas[::10]  # baseline on 100 alphas, timing scaled x10
+    P, N = lc.branches["specialized"], lc.branches["anti-specialized"]
+    starts = {"unspecialized": [0.0, 0.0, 0.0], "specialized": [P.R[-1], P.S[-1], P.C[-1]],
+              "anti-specialized": [N.R[-1], N.S[-1], N.C[-1]]}
+    t0 = time.perf_counter()
+    base = baseline_curve(10, relu_m, sub, starts)
+    t_base = 10 * (time.perf_counter() - t0)
+    i = np.searchsorted(sub, 20.0)
+    j = np.searchsorted(alphas, sub[i])
+    rel = abs(base["specialized"][i, 1] - P.R[j]) / abs(P.R[j])
+    rows.append(dict(name="learning_curve K=10 ReLU, 1000 alpha, 3 branches + Hessians", statmech_s=t_sm,
+                     baseline_s=t_base, ratio=t_base / t_sm, rel_diff=rel,
+                     notes="baseline: BFGS per point per branch (warm start) + FD Hessian; timed on 100 alphas x10; "
+                           "rel_diff of R (specialized, alpha=20) is the BFGS tolerance"))
+    # ---- transitions K = 2..50 (direct solver) and the continuation engine on a few K
+    for act in ("erf", "relu"):
+        t0 = time.perf_counter()
+        for K in range(2, 51):
+            scm.transitions(K, act, method="direct")
+        t_dir = time.perf_counter() - t0
+        rows.append(dict(name=f"transitions K=2..50 {act} (direct)", statmech_s=t_dir, baseline_s=None, ratio=None,
+                         rel_diff=None, notes="49 values of K, alpha_s/alpha_c/alpha_d/order each"))
+    t0 = time.perf_counter()
+    cont = [scm.transitions(K, "erf", method="continuation") for K in (3, 5)]
+    t_cont = (time.perf_counter() - t0) / 2
+    dire = [scm.transitions(K, "erf", method="direct") for K in (3, 5)]
+    rel = max(abs(c.alpha_c - d.alpha_c) / d.alpha_c for c, d in zip(cont, dire))
+    rows.append(dict(name="transitions(K) erf via continuation engine (per K)", statmech_s=t_cont, baseline_s=None,
+                     ratio=None, rel_diff=rel, notes="rel_diff: alpha_c continuation vs direct, K = 3, 5"))
+    # ---- alpha_c(K=2, erf): brentq on the FD Hessian of the minimize()'d unspecialized state
+    def lam(a):
+        r = optimize.minimize(lambda y: bf([y[0], y[0], y[1]], a, 2, erf_m), [0.4, 0.0], method="BFGS",
+                              options={"gtol": 1e-11})
+        x = np.array([r.x[0], r.x[0], r.x[1]])
+        g = lambda y: optimize.approx_fprime(y, bf, 1e-7, a, 2, erf_m)
+        Hm = np.array([optimize.approx_fprime(x, lambda y, i=i: g(y)[i], 1e-5) for i in range(3)])
+        return np.linalg.eigvalsh(0.5 * (Hm + Hm.T))[0]
+    t0 = time.perf_counter()
+    ab = optimize.brentq(lam, 15.0, 30.0, xtol=1e-10)
+    t_b = time.perf_counter() - t0
+    t_s = best_time(lambda: scm.transitions(2, "erf", method="direct"), repeat=3)
+    exact = scm.transitions(2, "erf", method="direct").alpha_c
+    rows.append(dict(name="alpha_c(K=2, erf) = 23.675957245", statmech_s=t_s, baseline_s=t_b, ratio=t_b / t_s,
+                     rel_diff=abs(ab - exact) / exact, notes="baseline: brentq on FD-Hessian eigenvalue of BFGS minimum"))
+    return rows
+
+
+if __name__ == "__main__":
+    for r in run():
+        print(r)
