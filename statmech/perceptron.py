@@ -41,8 +41,11 @@ thesis Eqs. 2.38-2.40 (correct as printed; Gardner & Derrida 1988).
 binary teacher--student (Györgyi 1990), Nishimori line ``q = R``, ``q_hat = R_hat``, ``x = [R, R_hat]``::
 
     phi = -R_hat (1+R)/2 + E_z log 2cosh(sqrt(R_hat) z + R_hat) + 2 alpha E_t[H(-a t) log H(-a t)]   (G1)
-    R = 2 E tanh(b) - E tanh^2(b)  (= E tanh(b) by the Nishimori identity),
-    R_hat = alpha E_t[2 G(a t) IM(-a t)]/(1-R),      b = sqrt(R_hat) z + R_hat          (G2)
+    R = E tanh(b) = E tanh^2(b),   R_hat = alpha E_t[2 G(a t) IM(-a t)]/(1-R),   b = sqrt(R_hat) z + R_hat   (G2)
+
+(stationarity of (G1) in R_hat gives ``R = 2 E tanh - E tanh^2``, equal to both by the
+Nishimori identity ``E tanh(b) = E tanh^2(b)``; R is computed as ``E tanh^2`` for small R
+and ``1 - E sech^2`` near 1, positive integrands without cancellation.)
 
 (the thesis has no equation for this case).  The perfect-generalization state ``R = 1``
 (``R_hat = inf``) has entropy 0; the first-order transition ``alpha_c`` is where the
@@ -64,9 +67,11 @@ How the saddle points are solved
 --------------------------------
 Every model's saddle-point equations are eliminated to one explicit map
 ``alpha = A(p)`` along the solution branch (``p = q`` or ``R`` for spherical weights,
-``p = q_hat`` for Ising weights), and ``A(p) = alpha`` is solved with a bracketed Brent
-root (``statmech.saddle.root_scalar``) on ``log p`` (or ``logit p``), which never jumps
-branches; ``residual`` is the max-norm of the gradient of ``phi`` at the result.
+``p = q_hat`` for Ising weights), and ``A(p) = alpha`` is solved in ``y = logit p`` or
+``log p`` by Newton (``statmech.saddle.newton``, derivative from the sympy kernels, domain
+bound on the binary teacher--student poor branch), falling back to bracket expansion +
+Brent (``statmech.saddle.root_scalar``); ``residual`` is the (scaled) max-norm of the
+gradient of ``phi`` at the result and ``converged`` is ``residual < 1e-10``.
 
 Quadrature: Gaussian expectations over ``t`` use Gauss--Hermite (48-96 nodes, by q) while the
 integrand is smooth (``q <= 0.6``) and otherwise a tanh--sinh rule split at the sharp
