@@ -170,7 +170,8 @@ def rs_large_K_coefficient():
 def monasson_zecchina(K):
     """Large-K 1RSB capacity law of Monasson & Zecchina (1995): (16/pi) sqrt(ln K)."""
     K = check_range("K", K, 1.0, allow_inf=True)
-    return float(16.0 / math.pi * np.sqrt(np.log(K)))
+    v = 16.0 / math.pi * np.sqrt(np.log(K))
+    return float(v) if v.ndim == 0 else v
 
 
 # =========================================================================== flip costs (q -> 1)

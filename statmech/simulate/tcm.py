@@ -113,7 +113,7 @@ def tcm_output(W, xi):
     return _outputs(W, xi, K)
 
 
-def train_least_action(xi, sigma, K, *, max_sweeps=2000, seed=0, margin=0.05):
+def train_least_action(xi, sigma, K, *, max_sweeps=2000, seed=0, margin=0.1):
     """Least-action learning of a sign TCM; returns (W, stored: bool, sweeps).
 
     xi : (P, N) inputs, N divisible by K; sigma : (P,) labels +-1; K odd.
@@ -172,7 +172,7 @@ def storage_fraction(alpha, K=3, N=45, n_instances=40, *, max_sweeps=2000, resta
             xi = rng.choice([-1.0, 1.0], size=(P, N))
             sigma = rng.choice([-1.0, 1.0], size=P)
             for r in range(restarts):
-                _, st, _ = _train(xi, sigma, K, max_sweeps, int(rng.integers(2 ** 31)), 0.05)
+                _, st, _ = _train(xi, sigma, K, max_sweeps, int(rng.integers(2 ** 31)), 0.1)
                 if st:
                     ok += 1
                     break
