@@ -1,0 +1,289 @@
+"""Franz--Parisi entropies: physics checks (identities, limits, independent quadrature,
+derivatives, enumeration), input validation.  Long cross-checks are marked slow."""
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, special
+
+from statmech import ConvergenceError
+from statmech import franz_parisi as fp
+from statmech.simulate.fp_enumeration import fp_counts, fp_enumeration
+
+
+def H2(d):
+    return -d * math.log(d) - (1 - d) * math.log(1 - d)
+
+
+# ------------------------------------------------------------------ references
+def test_references_match_perceptron_module():
+    from statmech import perceptron
+    for a in (0.3, 0.6):
+        rb, pb = fp.equilibrium_binary(a), perceptron.binary_storage(a)
+        assert rb.q == pytest.approx(pb.q, abs=1e-10)
+        assert rb.entropy == pytest.approx(pb.entropy, abs=1e-10)
+        rs, ps = fp.equilibrium_spherical(a), perceptron.spherical_storage(a)
+        assert rs.q == pytest.approx(ps.q, abs=1e-10)
+        assert rs.entropy == pytest.approx(ps.entropy, abs=1e-10)
+        assert rb.rs_stable and rs.rs_stable
+
+
+# ------------------------------------------------------------------ typical distance identity
+@pytest.mark.parametrize("model", ["binary", "spherical"])
+def test_entropy_equals_equilibrium_at_typical_distance(model):
+    f = fp.binary_perceptron if model == "binary" else fp.spherical_perceptron
+    alpha = 0.5
+    ref = (fp.equilibrium_binary if model == "binary" else fp.equilibrium_spherical)(alpha)
+    d_typ = ref.d_typical
+    exact = f(alpha, d_typ)                       # the degenerate point itself
+    assert exact.entropy == ref.entropy
+    # S_FP is maximal at d_typ and approaches S_eq quadratically from both sides
+    dd = np.array([-0.06, -0.03, 0.03, 0.06])
+    r = f(alpha, d_typ + dd)
+    gap = ref.entropy - r.entropy
+    assert np.all(gap > 0)
+    assert gap[0] / gap[1] == pytest.approx(4.0, rel=0.15)
+    assert gap[3] / gap[2] == pytest.approx(4.0, rel=0.15)
+    # slope: positive below d_typ, negative above, vanishing linearly
+    assert r.dS_dd[1] > 0 > r.dS_dd[2]
+    assert r.dS_dd[0] / r.dS_dd[1] == pytest.approx(2.0, rel=0.15)
+    # at the typical point the constrained replicas are other reference replicas: t = q0 there;
+    # away from it t != q0 (the pair is not exchangeable) but t -> q0 continuously
+    assert abs(r.t[2] - ref.q) < abs(r.t[3] - ref.q)
+    assert np.all(r.converged) and np.all(r.residual < 1e-9)
+
+
+def test_dS_dd_matches_finite_difference():
+    d = np.array([0.1 - 1e-4, 0.1, 0.1 + 1e-4])
+    r = fp.binary_perceptron(0.5, d)
+    fd = (r.entropy[2] - r.entropy[0]) / 2e-4
+    assert r.dS_dd[1] == pytest.approx(fd, rel=1e-5)
+
+
+# ------------------------------------------------------------------ limits
+def _small_alpha_slope(d):
+    """d S_FP/d alpha at alpha = 0 (both weight types): a pattern satisfied by the reference
+    (field x > 0) is satisfied by a fraction H(-p x/sqrt(1-p^2)) of the configurations at
+    overlap p; the quenched average of the log over patterns gives
+    2 E[theta(x) log H(-p x/sqrt(1 - p^2))] (NOT the annealed log(1 - arccos(p)/pi))."""
+    p = 1 - 2 * d
+    f = lambda x: 2 * math.exp(-x * x / 2) / math.sqrt(2 * math.pi) * special.log_ndtr(p * x / math.sqrt(1 - p * p))
+    return integrate.quad(f, 0, np.inf, epsabs=1e-13)[0]
+
+
+@pytest.mark.parametrize("alpha", [0.1, pytest.param(0.05, marks=pytest.mark.slow)])
+def test_small_alpha_limit(alpha):
+    d = np.array([0.05, 0.2, 0.4])
+    slope = np.array([_small_alpha_slope(x) for x in d])
+    rb = fp.binary_perceptron(alpha, d)
+    rs = fp.spherical_perceptron(alpha, d)
+    db = (rb.entropy - fp.binary_entropy_free(d)) / alpha
+    ds = (rs.entropy - 0.5 * np.log(4 * d * (1 - d))) / alpha
+    assert np.all(np.abs(db - slope) < 0.3 * alpha)   # O(alpha) corrections
+    assert np.all(np.abs(ds - slope) < 0.3 * alpha)
+    assert np.all(db < slope)                         # the O(alpha^2) term is negative here
+    assert fp.binary_entropy_free(0.2) == pytest.approx(H2(0.2), rel=1e-15)
+
+
+# ------------------------------------------------------------------ binary: isolation, crossing
+def test_binary_negative_at_small_distance_and_crossing():
+    r = fp.binary_zero_crossing(0.5)
+    d0 = r.d_zero
+    assert abs(d0 - 0.007) < 2e-4                 # published: "near d ~ 0.007"
+    assert abs(r.entropy) < 1e-10                 # it is a root
+    s = fp.binary_perceptron(0.5, [0.5 * d0, 2 * d0])
+    assert s.entropy[0] < 0 < s.entropy[1]
+    assert all(v > 0 for v in r.extra["margins"].values())
+
+
+def test_binary_crossing_increases_with_alpha():
+    r = fp.binary_zero_crossing([0.6, 0.7])
+    assert 0.007 < r.d_zero[0] < r.d_zero[1] < fp.equilibrium_binary(0.7).d_typical
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha", [0.2, 0.3, 0.4, 0.8])
+def test_binary_negative_small_d_every_alpha(alpha):
+    r = fp.binary_zero_crossing(alpha)
+    s = fp.binary_perceptron(alpha, 0.5 * r.d_zero)
+    assert s.entropy < 0 and r.d_zero > 0
+
+
+# ------------------------------------------------------------------ spherical: not isolated
+def test_spherical_small_d_is_dense():
+    """Spherical typical solutions sit in a connected (convex, kappa = 0) region: the FP
+    entropy follows the free-space law log(4d(1-d))/2 as d -> 0 (deficit -> 0)."""
+    d = np.array([1e-3, 1e-2, 0.05])
+    r = fp.spherical_perceptron(0.5, d)
+    deficit = r.entropy - 0.5 * np.log(4 * d * (1 - d))
+    assert np.all(deficit < 0)
+    assert abs(deficit[0]) < abs(deficit[1]) < abs(deficit[2])
+    # deficit ~ c sqrt(d): the fraction of a small cap violating a constraint ~ alpha sqrt(d)
+    assert deficit[0] / deficit[1] == pytest.approx(math.sqrt(0.1), rel=0.3)
+
+
+# ------------------------------------------------------------------ independent quadrature
+def _phi_binary_bruteforce(x, p, q0, qh0, alpha):
+    """Phi of the Ising FP functional by scipy.integrate (no kernels, no custom nodes)."""
+    q1, t, qh1, th, ph = x
+    B = math.sqrt(qh1 - th * th / qh0)
+    G = lambda u: math.exp(-u * u / 2) / math.sqrt(2 * math.pi)
+    logH = lambda u: special.log_ndtr(-u)
+    l2c = lambda u: abs(u) + math.log1p(math.exp(-2 * abs(u)))
+
+    def fS(y, z):
+        h = th / math.sqrt(qh0) * z + ph - th + B * y
+        return G(z) * G(y) * (1 + math.tanh(math.sqrt(qh0) * z)) * l2c(h)
+
+    v = q1 - t * t / q0
+    sv = math.sqrt(v)
+    sx = math.sqrt(1 - q0 - (p - t) ** 2 / v)
+
+    def fE(e, z):
+        a = (-math.sqrt(q0) * z - (p - t) / sv * e) / sx
+        a0 = -math.sqrt(q0) * z / math.sqrt(1 - q0)
+        b = (-t / math.sqrt(q0) * z - sv * e) / math.sqrt(1 - q1)
+        return G(z) * G(e) * math.exp(logH(a) - logH(a0)) * logH(b)
+
+    L = 12.0
+    S = integrate.dblquad(fS, -L, L, -L, L, epsabs=1e-12, epsrel=1e-12)[0]
+    E = integrate.dblquad(fE, -L, L, -L, L, epsabs=1e-12, epsrel=1e-12)[0]
+    return th * t - ph * p + qh1 * (q1 - 1) / 2 + S + alpha * E
+
+
+def test_binary_entropy_against_independent_quadrature():
+    alpha, d = 0.5, 0.15
+    r = fp.binary_perceptron(alpha, d)
+    x = [r.q1, r.t, r.q1_hat, r.t_hat, r.p_hat]
+    val = _phi_binary_bruteforce(x, 1 - 2 * d, r.q0, r.q_hat0, alpha)
+    assert val == pytest.approx(r.entropy, abs=1e-8)
+
+
+@pytest.mark.slow
+def test_binary_stationarity_against_independent_quadrature():
+    alpha, d = 0.5, 0.15
+    r = fp.binary_perceptron(alpha, d)
+    x = np.array([r.q1, r.t, r.q1_hat, r.t_hat, r.p_hat])
+    for i in range(5):
+        h = 1e-4
+        e = np.zeros(5)
+        e[i] = h
+        g = (_phi_binary_bruteforce(x + e, 1 - 2 * d, r.q0, r.q_hat0, alpha)
+             - _phi_binary_bruteforce(x - e, 1 - 2 * d, r.q0, r.q_hat0, alpha)) / (2 * h)
+        assert abs(g) < 1e-6
+
+
+def test_analytic_derivatives_match_finite_differences():
+    """Gradient and Hessian of the RS functional (sympy-generated kernels) vs finite
+    differences of the kernel values, at a generic interior point."""
+    ref = fp._reference("binary", 0.5, 0.0)
+    p = 0.8
+    x = np.array([0.7, 0.33, 2.0, 0.7, 1.5])
+    assert fp._binary_domain(x, p, ref)
+
+    def phi(v):
+        F, J, S, E = fp._binary_eval(v, p, ref, 0.5, 0.0)
+        q1, t, qh1, th, ph = v
+        return th * t - ph * p + qh1 * q1 / 2 + S[0] - qh1 / 2 + 0.5 * E[0]
+
+    F, J, _, _ = fp._binary_eval(x, p, ref, 0.5, 0.0)
+    for i in range(5):
+        h = 1e-5
+        e = np.zeros(5)
+        e[i] = h
+        assert F[i] == pytest.approx((phi(x + e) - phi(x - e)) / (2 * h), rel=1e-6, abs=1e-8)
+        Fp = fp._binary_eval(x + e, p, ref, 0.5, 0.0)[0]
+        Fm = fp._binary_eval(x - e, p, ref, 0.5, 0.0)[0]
+        np.testing.assert_allclose(J[:, i], (Fp - Fm) / (2 * h), rtol=1e-5, atol=1e-7)
+
+
+def test_quadrature_refinement_changes_nothing():
+    ref = fp._reference("binary", 0.5, 0.0)
+    p = 0.98
+    x = np.array([0.975, 0.324, 3.5, 0.7, 2.5])
+    if not fp._binary_domain(x, p, ref):
+        pytest.skip("test point outside domain")
+    a = fp._binary_eval(x, p, ref, 0.5, 0.0)
+    b = fp._binary_eval(x, p, ref, 0.5, 0.0, fp._Q.finer())
+    np.testing.assert_allclose(a[0], b[0], atol=1e-11)
+    np.testing.assert_allclose(a[2][:4], b[2][:4], atol=1e-11)
+    np.testing.assert_allclose(a[3][:3], b[3][:3], atol=1e-11)
+
+
+# ------------------------------------------------------------------ interior / report
+def test_boundary_solution_is_rejected():
+    prob = fp._BinaryProblem(0.5, 0.0)
+    p = 0.9
+    x = np.array([0.9, 0.3, 1.0, 0.8174, 1.0])       # q1_hat - t_hat^2/q_hat0 ~ 0 (boundary)
+    x[3] = math.sqrt(prob.ref.qh0 * x[2])
+    from statmech.saddle import SolveInfo
+    with pytest.raises(ConvergenceError):
+        fp._assemble(prob, 0.05, p, SolveInfo(x, 0.0, 1, True), x, prob.ref.entropy, 0.3)
+
+
+def test_result_report_and_shapes():
+    d = np.array([[0.05, 0.1], [0.2, 0.25]])
+    r = fp.binary_perceptron(0.4, d)
+    assert r.entropy.shape == (2, 2) and r.q1.shape == (2, 2)
+    assert np.all(r.converged) and np.all(np.isfinite(r.entropy))
+    assert r.hessian_eigenvalues.shape == (2, 2, 5)
+    assert np.all(r.replicon > 0) and np.all(r.rs_stable)
+    s = fp.binary_perceptron(0.4, 0.1)
+    assert all(v > 0 for v in s.extra["margins"].values())
+    assert s.entropy == pytest.approx(r.entropy[0, 1], abs=1e-10)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: fp.binary_perceptron(-0.1, 0.1), "alpha must be"),
+    (lambda: fp.binary_perceptron(0.5, 0.0), "d must be"),
+    (lambda: fp.binary_perceptron(0.5, [0.1, 0.7]), "d must be"),
+    (lambda: fp.spherical_perceptron(0.5, float("nan")), "d must not be NaN"),
+    (lambda: fp.binary_perceptron(0.5, 0.1, kappa=-1), "kappa must be"),
+    (lambda: fp.stochastic_energy(0.55, 1.0, 20), "q_star must be"),
+    (lambda: fp.stochastic_energy(0.55, 0.5, -1), "beta must be"),
+])
+def test_invalid_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+# ------------------------------------------------------------------ enumeration
+def test_fp_counts_by_popcount():
+    codes = np.array([0b000, 0b001, 0b011, 0b111])
+    c = fp_counts(codes, [0b001], 3)
+    np.testing.assert_array_equal(c[0], [1, 2, 1, 0])
+
+
+def test_enumeration_matches_theory_small_N():
+    N = 15
+    r = fp_enumeration(N, 0.5, n_instances=40, n_refs=10, seed=3)
+    alpha = r.P / N
+    ks = np.array([3, 5])
+    th = fp.binary_perceptron(alpha, ks / N)
+    theory_deficit = th.entropy - np.array([H2(k / N) for k in ks])
+    assert np.all(r.fraction_nonzero[ks] > 0.95)
+    # the leading (combinatorial) finite-size correction is removed by comparing deficits
+    assert np.all(np.abs(r.deficit[ks] - theory_deficit) < 3 * r.deficit_err[ks] + 0.015)
+
+
+@pytest.mark.slow
+def test_enumeration_finite_size_trend():
+    """Deficit at d ~ 0.2 for N = 13..25: compatible with the theory and its O(1/N) trend."""
+    alpha = 0.5
+    Ns = [13, 17, 21, 25]
+    dev = []
+    err = []
+    for N in Ns:
+        P = int(round(alpha * N))
+        k = int(round(0.2 * N))
+        r = fp_enumeration(N, alpha, n_instances=60 if N < 25 else 24, n_refs=10, seed=N)
+        th = fp.binary_perceptron(P / N, k / N).entropy - H2(k / N)
+        dev.append(r.deficit[k] - th)
+        err.append(r.deficit_err[k])
+    dev, err = np.array(dev), np.array(err)
+    # linear fit in 1/N: the extrapolated deviation is compatible with 0
+    w = 1 / err ** 2
+    X = np.vstack([np.ones(len(Ns)), 1 / np.array(Ns)]).T
+    cov = np.linalg.inv(X.T @ (w[:, None] * X))
+    coef = cov @ X.T @ (w * dev)
+    assert abs(coef[0]) < 3 * math.sqrt(cov[0, 0]) + 0.01
