@@ -54,18 +54,19 @@ def _lp_figure(out, th):
         ax.legend(fontsize=7)
         ex = lp.capacity_extrapolation(samples)
         Ns = np.array([s.N for s in samples], float)
-        a50 = [s.alpha_50() for s in samples]
+        a50 = np.array([s.alpha_50() for s in samples])
+        ref = ac if ac else 1.0
         ax3 = axes[2]
         m = "o" if kappa == 0 else "s"
-        ax3.errorbar(1 / Ns, [v[0] for v in a50], [v[1] for v in a50], fmt=m, ms=4, capsize=2,
-                     label=rf"$\kappa={kappa:g}$: $\alpha_\infty = {ex.y_inf:.3f} \pm {ex.y_inf_err:.3f}$")
+        eb = ax3.errorbar(1 / Ns, a50[:, 0] / ref, a50[:, 1] / ref, fmt=m, ms=4, capsize=2,
+                          label=rf"$\kappa={kappa:g}$: $\alpha_\infty = {ex.y_inf:.3f} \pm {ex.y_inf_err:.3f}$")
         xx = np.linspace(0, 1 / Ns.min() * 1.05, 50)
-        ax3.plot(xx, ex.y_inf + ex.coef[0] * xx, "-", lw=0.8)
-        if ac:
-            ax3.plot([0], [ac], "k*", ms=9)
+        ax3.plot(xx, (ex.y_inf + ex.coef[0] * xx) / ref, "-", lw=0.8, color=eb[0].get_color())
+    axes[2].axhline(1.0, color="k", lw=0.6)
+    axes[2].axhspan(0.98, 1.02, color="0.9", zorder=0, label=r"$\pm 2\,\%$")
     axes[2].set_xlabel("1/N")
-    axes[2].set_ylabel(r"50 % point $\alpha_{50}(N)$")
-    axes[2].set_title(r"finite-size extrapolation (stars: $\alpha_c$ theory)")
+    axes[2].set_ylabel(r"$\alpha_{50}(N)\,/\,\alpha_c(\kappa)$")
+    axes[2].set_title(r"50 % point vs 1/N, extrapolated (line)")
     axes[2].legend(fontsize=7)
     return save(fig, out / "perceptron_lp_capacity.png")
 
@@ -157,8 +158,8 @@ def _teacher_student_figure(out, th):
                 label=f"N = {N} exact annealed")
     ax.set_xlabel(r"$\alpha$")
     ax.set_ylabel(r"$\varepsilon_g$ (Gibbs)")
-    ax.set_title("Ising teacher-student (small N: strong finite-size effects)")
-    ax.legend(fontsize=7)
+    ax.set_title("Ising teacher-student, small N")
+    ax.legend(fontsize=6.5, loc="upper right")
     return save(fig, out / "perceptron_sampling_teacher_student.png")
 
 

@@ -247,6 +247,8 @@ def solutions_bitmask(patterns, labels, kappa=0.0):
     """
     At, thr, N, P = _prepare(patterns, labels, kappa)
     if P == 0:
+        if N > 26:
+            raise ValueError(f"with no patterns all 2^N codes are solutions; N must be <= 26 to list them, got {N}")
         return np.arange(np.int64(1) << N, dtype=np.int64)
     return np.sort(_enum_codes(At, thr))
 
