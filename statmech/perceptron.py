@@ -227,13 +227,23 @@ def _ts_out(R, p=None):
 
 
 def _is_in(qh):
-    z, w, c = _rule(0.0, qh <= _QH_SMOOTH, _gh_n(qh, _GH_Z))
-    return _K.is_in(z, w, qh, c)
+    # layer of width 1/sqrt(q_hat) at z = 0: refine the level with q_hat (<= 3e-13 vs mpmath to 1e10)
+    if qh <= _QH_SMOOTH:
+        z, w = gauss_hermite(_gh_n(qh, _GH_Z))
+    else:
+        z, w = _pw0(_PW_LEVEL if qh <= 1e3 else _PW_LEVEL + 1 if qh <= 1e8 else _PW_LEVEL + 2)
+    return _K.is_in(z, w, qh, 0.0)
 
 
 def _ts_in(qh):
-    z, w, c = _rule(-math.sqrt(qh), qh <= _QH_SMOOTH, _gh_n(qh, _GH_Z))
-    return _K.ts_in(z, w, qh, c)
+    # layer at z = -sqrt(q_hat): cached shifted rule up to q_hat = 16, then breaks at the layer
+    # and one unit above it, level 6 (<= 2e-15 vs mpmath to q_hat = 100, ~2e-7 at 300)
+    if qh <= _QH_SMOOTH or qh <= 16.0:
+        z, w, c = _rule(-math.sqrt(qh), qh <= _QH_SMOOTH, _gh_n(qh, _GH_Z))
+        return _K.ts_in(z, w, qh, c)
+    c = -math.sqrt(qh)
+    z, w = piecewise_nodes([c, c + 1.0], _PW_LEVEL + 2)
+    return _K.ts_in(z, w, qh, 0.0)
 
 
 # =========================================================================== validation helpers
