@@ -37,7 +37,7 @@ def register(sub):
     q = ss.add_parser("stochastic-perceptron", help="stochastic perceptron (thesis Sec. 2.4)")
     _common(q)
     q.add_argument("--eta", type=float, default=None, help="learning rate (default 0.1 sqrt(N))")
-    q.add_argument("--batch", type=int, default=None, help="minibatch size (default P//10)")
+    q.add_argument("--batch", type=int, default=None, help="minibatch size (default min(64, max(1, P//10)))")
     q.add_argument("--max-epochs", type=int, default=1000)
     q.add_argument("--gamma0", type=float, default=1.0, help="initial variance scale gamma (Eq. 2.59)")
     q.add_argument("--gamma-end", type=float, default=None, help="final gamma (default: gamma0, no annealing)")

@@ -310,7 +310,8 @@ def stochastic_perceptron(patterns, labels, *, seed=None, eta=None, batch=None, 
     seed : int or None -- initial magnetizations and minibatch order; equal seeds give
         identical runs
     eta : learning rate; default ``0.1 sqrt(N)`` (the gradient of Eq. 2.59 scales as 1/sqrt(N))
-    batch : minibatch size M_b; default ``max(1, P // 10)``
+    batch : minibatch size M_b; default ``min(64, max(1, P // 10))`` (capped: with M_b proportional to P
+        the number of updates per epoch would not grow with N and large N would learn slower)
     max_epochs : epoch budget
     gamma0, gamma_end, gamma_rate : gamma annealing (see above), gamma0 > 0, gamma_end > 0
         (default: gamma0, i.e. constant gamma), 0 < gamma_rate <= 1
@@ -329,7 +330,7 @@ def stochastic_perceptron(patterns, labels, *, seed=None, eta=None, batch=None, 
     P, N = X.shape
     max_epochs = check_int("max_epochs", max_epochs, 1)
     eta = 0.1 * math.sqrt(N) if eta is None else float(check_range("eta", eta, 0.0, lo_open=True))
-    batch = max(1, P // 10) if batch is None else check_int("batch", batch, 1)
+    batch = min(64, max(1, P // 10)) if batch is None else check_int("batch", batch, 1)
     batch = min(batch, P)
     gamma0 = float(check_range("gamma0", gamma0, 0.0, lo_open=True))
     gamma_end = gamma0 if gamma_end is None else float(check_range("gamma_end", gamma_end, 0.0, lo_open=True))
