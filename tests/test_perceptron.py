@@ -286,6 +286,10 @@ def test_binary_gardner_derrida_is_q_to_one_limit(k):
     agd = P.binary_capacity(k, method="gardner_derrida")
     q = [P.binary_storage(agd * (1 - d), k).q for d in (1e-2, 1e-3, 1e-4)]
     assert np.all(np.diff(q) > 0) and q[-1] > 0.999
+    # asymptotics used in the derivation: 1-q ~ sqrt(2/(pi q_hat)), q_hat (1-q)^2 -> alpha/alpha_c^sph
+    r = P.binary_storage(agd * (1 - 1e-9), k)
+    assert 1 - r.q == pytest.approx(math.sqrt(2 / (math.pi * r.q_hat)), rel=1e-3)
+    assert r.q_hat * (1 - r.q) ** 2 == pytest.approx(agd / P.gardner_capacity(k), rel=1e-3)
     with pytest.raises(ValueError, match="alpha"):
         P.binary_storage(agd * 1.0001, k)
 
