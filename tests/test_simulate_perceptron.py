@@ -313,6 +313,16 @@ def test_lp_method_auto_equals_pure_lp():
     assert np.array_equal(a.capacity, b.capacity)
 
 
+def test_process_pool_executor_reproducible():
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(2) as ex:
+        b = en.binary_storage_enumeration(9, 4, seed=1, executor=ex, progress=False)
+        c = vs.spherical_teacher_student_sampling(20, [1.0], 2, n_sweeps=40, seed=1, executor=ex, progress=False)
+    assert np.array_equal(b.counts, en.binary_storage_enumeration(9, 4, seed=1, progress=False).counts)
+    assert np.array_equal(c.R, vs.spherical_teacher_student_sampling(20, [1.0], 2, n_sweeps=40, seed=1,
+                                                                     progress=False).R)
+
+
 def test_lp_reproducible_and_executor_independent():
     a = lp.spherical_storage_lp(15, 6, 0.3, seed=12, progress=False)
     with ThreadPoolExecutor(2) as ex:
