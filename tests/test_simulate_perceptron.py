@@ -163,6 +163,8 @@ def test_quenched_entropy_vs_rs_small_N():
     N, n = 16, 120
     s = en.binary_storage_enumeration(N, n, alpha_max=0.5, seed=11, dist="gaussian", progress=False)
     alpha, sv, se, sat = s.entropy()
+    with pytest.raises(ValueError, match="censored"):
+        s.alpha_50()                                  # alpha_max = 0.5 is far below capacity
     for P in (4, 8):
         th = theory_binary_entropy(P / N)
         assert sat[P] == 1.0
@@ -209,6 +211,9 @@ def test_binary_capacity_trend_slow():
         s = en.binary_storage_enumeration(N, 300, alpha_max=2.5, seed=9, progress=False)
         assert not s.capacity_censored
         m, e = s.mean_capacity()
+        a50, a50_err = s.alpha_50()
+        # two definitions of the finite-N capacity: the fitted latent threshold is ~ P_c + 1/2
+        assert abs(a50 - (m + 0.5 / N)) < 0.04
         vals.append(m)
         errs.append(e)
     ex = fs.extrapolate(Ns, vals, errs)

@@ -367,6 +367,15 @@ class BinaryStorageSample:
         """True if some instance stored all P_max patterns (capacity is then a lower bound)."""
         return bool(np.any(self.capacity >= self.counts.shape[1] - 1))
 
+    def alpha_50(self):
+        """50 % point ``(alpha_50, err)`` of the SAT probability: interval-censored normal fit
+        of the instance capacities (:func:`statmech.simulate.finite_size.censored_normal_fit`)."""
+        from .finite_size import censored_normal_fit
+        if self.capacity_censored:
+            raise ValueError("capacity is censored (some instance stored all patterns): increase alpha_max")
+        mu, err, _, _ = censored_normal_fit(self.capacity)
+        return mu / self.N, err / self.N
+
     def mean_capacity(self):
         """``<p_c>/N`` and its standard error, where ``p_c`` is the instance capacity.
 
