@@ -456,7 +456,7 @@ class _Problem:
             raise ConvergenceError(f"{self.kind}: initial guess outside the RS domain", x=x0,
                                    diagnostics={"p": p})
         info = newton(lambda x: self.eval(x, p)[0], x0, lambda x: self.eval(x, p)[1],
-                      tol=1e-10, xtol=1e-9, maxiter=40, in_domain=lambda x: self.in_domain(x, p))
+                      tol=1e-10, xtol=1e-9, maxiter=15, in_domain=lambda x: self.in_domain(x, p))
         return info
 
 
@@ -477,10 +477,7 @@ def _continue(problem, hist, targets, max_step=0.2):
             step = side * min(abs(remaining), max_step, 0.6 * room, 4.0 * last)
             for _attempt in range(14):
                 p_new = p_cur + step if abs(step) < abs(remaining) else pt
-                (pa, xa), (pb, xb) = hist[-2], hist[-1]
-                guess = xb + (xb - xa) * (p_new - pb) / (pb - pa) if pb != pa else xb
-                if not problem.in_domain(guess, p_new):
-                    guess = xb
+                guess = _extrapolate(problem, hist, p_new)
                 try:
                     info = problem.solve(guess, p_new)
                     break
@@ -493,6 +490,28 @@ def _continue(problem, hist, targets, max_step=0.2):
             hist.append((p_cur, info.x))
         out[pt] = info
     return out
+
+
+def _extrapolate(problem, hist, p_new):
+    """Secant predictor in coordinates where the RS domain is automatically satisfied
+    (``problem.to_y``/``from_y``); falls back to the last solution."""
+    (pa, xa), (pb, xb) = hist[-2], hist[-1]
+    if pb != pa:
+        try:
+            ya, yb = problem.to_y(xa, pa), problem.to_y(xb, pb)
+            if np.all(np.isfinite(ya)) and np.all(np.isfinite(yb)):
+                for lam in (1.0, 0.5, 0.0):
+                    g = problem.from_y(yb + lam * (yb - ya) * (p_new - pb) / (pb - pa), p_new)
+                    if problem.in_domain(g, p_new):
+                        return g
+        except (ValueError, FloatingPointError, ZeroDivisionError):
+            pass
+    y = problem.to_y(xb, pb)
+    if np.all(np.isfinite(y)):
+        g = problem.from_y(y, p_new)
+        if problem.in_domain(g, p_new):
+            return g
+    return xb
 
 
 def _march(problem, p_targets, p_typ, x_typ, first_guess, max_step=0.2):
@@ -536,6 +555,22 @@ class _BinaryProblem(_Problem):
     def typical(self):
         r = self.ref
         return np.array([r.q0, r.q0, r.qh0, r.qh0, r.qh0])
+
+    def to_y(self, x, p):
+        q1, t, qh1, th, ph = x
+        q0, qh0 = self.ref.q0, self.ref.qh0
+        with np.errstate(all="ignore"):
+            v = q1 - t * t / q0
+            rho = (p - t) / math.sqrt((1 - q0) * v) if v > 0 else np.nan
+            c = th / math.sqrt(qh0 * qh1) if qh1 > 0 else np.nan
+            return np.array([math.log(v) if v > 0 else np.nan, np.arctanh(rho) if abs(rho) < 1 else np.nan,
+                             math.log(qh1) if qh1 > 0 else np.nan, np.arctanh(c) if abs(c) < 1 else np.nan, ph])
+
+    def from_y(self, y, p):
+        q0, qh0 = self.ref.q0, self.ref.qh0
+        v, rho, qh1 = math.exp(y[0]), math.tanh(y[1]), math.exp(y[2])
+        t = p - rho * math.sqrt((1 - q0) * v)
+        return np.array([v + t * t / q0, t, qh1, math.tanh(y[3]) * math.sqrt(qh0 * qh1), y[4]])
 
     def first_guess(self, dp):
         r = self.ref
@@ -687,6 +722,21 @@ class _SphericalProblem(_Problem):
     def typical(self):
         return np.array([self.ref.q0, self.ref.q0])
 
+    def to_y(self, x, p):
+        q1, t = x
+        q0 = self.ref.q0
+        v = q1 - t * t / q0
+        if not v > 0:
+            return np.array([np.nan, np.nan])
+        rho = (p - t) / math.sqrt((1 - q0) * v)
+        return np.array([math.log(v), np.arctanh(rho) if abs(rho) < 1 else np.nan])
+
+    def from_y(self, y, p):
+        q0 = self.ref.q0
+        v, rho = math.exp(y[0]), math.tanh(y[1])
+        t = p - rho * math.sqrt((1 - q0) * v)
+        return np.array([v + t * t / q0, t])
+
     def first_guess(self, dp):
         return np.array([self.ref.q0 + abs(dp), self.ref.q0])
 
@@ -736,7 +786,7 @@ def _solve_near(problem, p, known):
     return _continue(problem, hist, [p])[p]
 
 
-def binary_zero_crossing(alpha, kappa=0.0, *, xtol=1e-12):
+def binary_zero_crossing(alpha, kappa=0.0, *, xtol=1e-9):
     """Smallest distance d0 > 0 where the RS Franz--Parisi entropy of the Ising perceptron
     (:func:`binary_perceptron`) crosses zero: for d < d0 the RS count of solutions around a
     typical solution is negative (no solutions at those distances: typical solutions are
@@ -781,7 +831,7 @@ def binary_zero_crossing(alpha, kappa=0.0, *, xtol=1e-12):
         return prob.thermo(info.x, p)[0]
 
     from scipy import optimize
-    d0 = optimize.brentq(f, lo, hi, xtol=xtol * lo, rtol=1e-13)
+    d0 = optimize.brentq(f, lo, hi, xtol=xtol * lo, rtol=1e-12)
     sp_ = _assemble(prob, d0, 1.0 - 2.0 * d0, _solve_near(prob, 1.0 - 2.0 * d0, known),
                     _solve_near(prob, 1.0 - 2.0 * d0, known).x, prob.ref.entropy, d_typ)
     thermo = dict(sp_.thermo)

@@ -71,9 +71,11 @@ def _small_alpha_slope(d):
     return integrate.quad(f, 0, np.inf, epsabs=1e-13)[0]
 
 
-@pytest.mark.parametrize("alpha", [0.1, pytest.param(0.05, marks=pytest.mark.slow)])
-def test_small_alpha_limit(alpha):
-    d = np.array([0.05, 0.2, 0.4])
+@pytest.mark.parametrize("alpha,d", [(0.15, [0.1, 0.3]),
+                                     pytest.param(0.1, [0.05, 0.2, 0.4], marks=pytest.mark.slow),
+                                     pytest.param(0.05, [0.05, 0.2, 0.4], marks=pytest.mark.slow)])
+def test_small_alpha_limit(alpha, d):
+    d = np.array(d)
     slope = np.array([_small_alpha_slope(x) for x in d])
     rb = fp.binary_perceptron(alpha, d)
     rs = fp.spherical_perceptron(alpha, d)
@@ -96,6 +98,7 @@ def test_binary_negative_at_small_distance_and_crossing():
     assert all(v > 0 for v in r.extra["margins"].values())
 
 
+@pytest.mark.slow
 def test_binary_crossing_increases_with_alpha():
     r = fp.binary_zero_crossing([0.6, 0.7])
     assert 0.007 < r.d_zero[0] < r.d_zero[1] < fp.equilibrium_binary(0.7).d_typical
@@ -110,16 +113,17 @@ def test_binary_negative_small_d_every_alpha(alpha):
 
 
 # ------------------------------------------------------------------ spherical: not isolated
-def test_spherical_small_d_is_dense():
+@pytest.mark.parametrize("d", [[0.01, 0.04, 0.1], pytest.param([1e-3, 1e-2, 0.05], marks=pytest.mark.slow)])
+def test_spherical_small_d_is_dense(d):
     """Spherical typical solutions sit in a connected (convex, kappa = 0) region: the FP
     entropy follows the free-space law log(4d(1-d))/2 as d -> 0 (deficit -> 0)."""
-    d = np.array([1e-3, 1e-2, 0.05])
+    d = np.array(d)
     r = fp.spherical_perceptron(0.5, d)
     deficit = r.entropy - 0.5 * np.log(4 * d * (1 - d))
     assert np.all(deficit < 0)
     assert abs(deficit[0]) < abs(deficit[1]) < abs(deficit[2])
     # deficit ~ c sqrt(d): the fraction of a small cap violating a constraint ~ alpha sqrt(d)
-    assert deficit[0] / deficit[1] == pytest.approx(math.sqrt(0.1), rel=0.3)
+    assert deficit[0] / deficit[1] == pytest.approx(math.sqrt(d[0] / d[1]), rel=0.3)
 
 
 # ------------------------------------------------------------------ independent quadrature
@@ -222,13 +226,13 @@ def test_boundary_solution_is_rejected():
 
 
 def test_result_report_and_shapes():
-    d = np.array([[0.05, 0.1], [0.2, 0.25]])
-    r = fp.binary_perceptron(0.4, d)
+    d = np.array([[0.2, 0.25], [0.3, 0.4]])
+    r = fp.binary_perceptron(0.5, d)
     assert r.entropy.shape == (2, 2) and r.q1.shape == (2, 2)
     assert np.all(r.converged) and np.all(np.isfinite(r.entropy))
     assert r.hessian_eigenvalues.shape == (2, 2, 5)
     assert np.all(r.replicon > 0) and np.all(r.rs_stable)
-    s = fp.binary_perceptron(0.4, 0.1)
+    s = fp.binary_perceptron(0.5, 0.25)
     assert all(v > 0 for v in s.extra["margins"].values())
     assert s.entropy == pytest.approx(r.entropy[0, 1], abs=1e-10)
 
