@@ -1,0 +1,82 @@
+"""``statmech franz-parisi``: Franz--Parisi entropies around typical perceptron solutions.
+
+Examples::
+
+    statmech franz-parisi entropy --weights binary --alpha 0.5 --d 0.005 0.01 0.1 --json
+    statmech franz-parisi entropy --weights spherical --alpha 0.55 --d 0.01 0.1
+    statmech franz-parisi crossing --alpha 0.5 0.6 --json
+    statmech franz-parisi stochastic-energy --alpha 0.55 --q-star 0.5 0.6 --beta 20 --json
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..cli import emit, float_or_inf
+
+
+def register(sub):
+    p = sub.add_parser("franz-parisi", help="Franz-Parisi entropy S_FP(d) around typical solutions (RS)")
+    ps = p.add_subparsers(dest="fp_command", metavar="SUBCOMMAND")
+    ps.required = True
+
+    e = ps.add_parser("entropy", help="S_FP(d) for Ising or spherical weights")
+    e.add_argument("--weights", choices=("binary", "spherical"), default="binary")
+    e.add_argument("--alpha", type=float_or_inf, required=True, help="load P/N")
+    e.add_argument("--d", type=float_or_inf, nargs="+", required=True, help="distances in (0, 0.5]")
+    e.add_argument("--kappa", type=float_or_inf, default=0.0)
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e.set_defaults(func=run_entropy)
+
+    c = ps.add_parser("crossing", help="Ising weights: smallest d where S_FP(d) becomes positive")
+    c.add_argument("--alpha", type=float_or_inf, nargs="+", required=True)
+    c.add_argument("--kappa", type=float_or_inf, default=0.0)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=run_crossing)
+
+    s = ps.add_parser("stochastic-energy",
+                      help="stochastic perceptron: training error of sign(m) vs q* (thesis Eq. 2.54)")
+    s.add_argument("--alpha", type=float_or_inf, required=True)
+    s.add_argument("--q-star", type=float_or_inf, nargs="+", required=True, dest="q_star")
+    s.add_argument("--beta", type=float_or_inf, default=20.0)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=run_stochastic_energy)
+
+
+def _table(names, cols):
+    lines = ["  ".join(f"{n:>14}" for n in names)]
+    for row in zip(*cols):
+        lines.append("  ".join(f"{v:>14.9g}" if isinstance(v, (float, np.floating)) else f"{v!s:>14}" for v in row))
+    return "\n".join(lines)
+
+
+def run_entropy(args):
+    from .. import franz_parisi as fp
+    fn = fp.binary_perceptron if args.weights == "binary" else fp.spherical_perceptron
+    d = np.array(args.d, dtype=float)
+    res = fn(args.alpha, d, args.kappa)
+    data = {**res.params, **res.order_params, **res.thermo, "converged": res.converged,
+            "residual": res.residual, "replicon": res.replicon, "rs_stable": res.rs_stable}
+    text = _table(["d", "S_FP", "dS/dd", "q1", "t", "replicon"],
+                  [d, res.entropy, res.dS_dd, res.q1, res.t, res.replicon])
+    text += f"\nS_eq = {float(np.ravel(res.entropy_equilibrium)[0]):.12g} at d_typical = {float(np.ravel(res.d_typical)[0]):.12g}"
+    return emit(args, data, text=text)
+
+
+def run_crossing(args):
+    from .. import franz_parisi as fp
+    a = np.array(args.alpha, dtype=float)
+    res = fp.binary_zero_crossing(a, args.kappa)
+    d0 = np.atleast_1d(res.d_zero)
+    return emit(args, {"alpha": a, "d_zero": d0, "d_typical": np.atleast_1d(res.d_typical)},
+                text=_table(["alpha", "d_zero", "d_typical"], [a, d0, np.atleast_1d(res.d_typical)]))
+
+
+def run_stochastic_energy(args):
+    from .. import franz_parisi as fp
+    q = np.array(args.q_star, dtype=float)
+    res = fp.stochastic_energy(args.alpha, np.sort(q), args.beta)
+    E = np.atleast_1d(res.energy)
+    return emit(args, {"alpha": args.alpha, "beta": args.beta, "q_star": np.sort(q), "energy": E,
+                       "q_m": np.atleast_1d(res.q_m), "q_hat": np.atleast_1d(res.q_hat)},
+                text=_table(["q_star", "energy", "q_m", "q_hat"],
+                            [np.sort(q), E, np.atleast_1d(res.q_m), np.atleast_1d(res.q_hat)]))
