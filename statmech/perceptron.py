@@ -137,7 +137,10 @@ def _K():
     # storage output channel, u = (kappa - sqrt(q) t)/sqrt(1-q)
     u = (k - sp.sqrt(q) * t) / sp.sqrt(p)
     im2 = InvMills(u) ** 2
-    st_out = (LogH(u),                                   # E log H(u)           (S1, B1)
+    # log H(u) = -u^2/2 - log(2 pi)/2 - log IM(u) for u > 0 reuses IM(u) (one continued
+    # fraction per node instead of two in the Gaussian core for u >= 5); exact identity
+    log_h = sp.Piecewise((-u ** 2 / 2 - sp.log(2 * sp.pi) / 2 - sp.log(InvMills(u)), u > 0), (LogH(u), True))
+    st_out = (log_h,                                     # E log H(u)           (S1, B1)
               im2,                                       # E IM(u)^2            (S2, B2)
               dq(im2),                                   # d/dq E IM^2          (Jacobian)
               (InvMills(u) * (InvMills(u) - u)) ** 2,    # replicon
@@ -426,7 +429,7 @@ def _ss_one(alpha, kappa, guess=None):
     if guess is not None and 0 < guess.q < 1:
         y0 = _logit(guess.q)
     else:  # q/(1-q) ~ alpha IM(kappa)^2 at small alpha; q -> 1 like 1/(alpha_c - alpha) near capacity
-        y0 = min(math.log(alpha) + 2 * math.log(float(_inv_mills_scalar(kappa))), -math.log1p(-alpha / ac))
+        y0 = min(la + 2 * math.log(float(_inv_mills_scalar(kappa))), -math.log1p(-alpha / ac))
     y, it = _solve_y(fd, y0)
     q = _expit(y)
     one_q = _expit(-y)
