@@ -224,15 +224,19 @@ def test_relu_inf_1rsb_below_rs():
 
 # --------------------------------------------------------------------------- RS at finite alpha
 def _perceptron_rs_mpmath(alpha):
-    """Spherical perceptron (kappa = 0) RS saddle point, independently in mpmath."""
+    """Spherical perceptron (kappa = 0) RS saddle point, independently in mpmath:
+    ds/dq = q/(2(1-q)^2) + alpha E[t G(x t)/H(-x t)] dx/dq = 0, x = sqrt(q/(1-q))."""
     mp.mp.dps = 20
+    Hm = lambda u: mp.erfc(u / mp.sqrt(2)) / 2
 
-    def s(q):
+    def ds(q):
         x = mp.sqrt(q / (1 - q))
-        e = mp.quad(lambda t: mp.npdf(t) * mp.log(mp.erfc(-x * t / mp.sqrt(2)) / 2), [-mp.inf, 0, mp.inf])
-        return mp.log(1 - q) / 2 + q / (2 * (1 - q)) + alpha * e
-    q = mp.findroot(lambda q: mp.diff(s, q), 0.5)
-    return float(q), float(s(q))
+        e = mp.quad(lambda t: mp.npdf(t) * t * mp.npdf(x * t) / Hm(-x * t), [-mp.inf, 0, mp.inf])
+        return q / (2 * (1 - q) ** 2) + alpha * e / (2 * mp.sqrt(q) * (1 - q) ** 1.5)
+    q = mp.findroot(ds, (mp.mpf("0.3"), mp.mpf("0.8")), solver="anderson")
+    x = mp.sqrt(q / (1 - q))
+    e = mp.quad(lambda t: mp.npdf(t) * mp.log(Hm(-x * t)), [-mp.inf, 0, mp.inf])
+    return float(q), float(mp.log(1 - q) / 2 + q / (2 * (1 - q)) + alpha * e)
 
 
 def test_storage_K1_is_gardner_perceptron():
@@ -299,7 +303,7 @@ def test_least_action_learning_stores_and_fails_beyond_capacity():
     W, ok, sweeps = tcm.train_least_action(xi, sigma, 3, seed=1)
     assert ok and np.all(tcm.tcm_output(W, xi) == sigma)
     # beyond the RS capacity (alpha = 5 > 4.03) no instance can be stored
-    r = tcm.storage_fraction([0.5, 5.0], K=3, N=45, n_instances=4, max_sweeps=200, seed=0)
+    r = tcm.storage_fraction([0.5, 5.0], K=3, N=45, n_instances=3, max_sweeps=100, seed=0)
     assert r.fraction[0] == 1.0 and r.fraction[1] == 0.0
     with pytest.raises(ValueError, match="N must be divisible"):
         tcm.storage_fraction(1.0, K=3, N=44)

@@ -20,7 +20,7 @@ def make(out_dir) -> list[Path]:
 
     # ---- alpha_c vs K
     fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
-    Ks = np.arange(1, 52, 2)
+    Ks = np.arange(1, 26, 2)
     rs = np.array([cm.tcm_capacity(int(k)) for k in Ks])
     c = cm.rs_large_K_coefficient()
     ax[0].plot(Ks, rs, "o-", ms=3, label="sign, RS (Eq. 3.5)")
@@ -28,7 +28,7 @@ def make(out_dir) -> list[Path]:
     k1 = [1, 3]
     a1 = [cm.tcm_capacity(k, "sign", "1rsb") for k in k1]
     ax[0].plot(k1, a1, "s", color="C3", label="sign, 1RSB")
-    Kmz = np.linspace(3, 51, 100)
+    Kmz = np.linspace(3, 25, 100)
     ax[0].plot(Kmz, cm.monasson_zecchina(Kmz), ":", color="C3", label=r"$(16/\pi)\sqrt{\ln K}$ (MZ, large K)")
     Kr = [2, 4, 6, 8]
     ar = [cm.tcm_capacity(k, "relu") for k in Kr]

@@ -117,7 +117,8 @@ def train_least_action(xi, sigma, K, *, max_sweeps=2000, seed=0, margin=0.1):
     """Least-action learning of a sign TCM; returns (W, stored: bool, sweeps).
 
     xi : (P, N) inputs, N divisible by K; sigma : (P,) labels +-1; K odd.
-    ``margin`` is the relative stability imposed on a corrected hidden unit.
+    ``margin`` is the normalized stability sigma w_l.xi_l/(|w_l| |xi_l|) (a cosine) to which a
+    corrected hidden unit is relaxed; 0.1 worked best in our tests (0.0 cycles, 0.3 overshoots).
     """
     K = check_odd_int("K", K)
     xi = np.ascontiguousarray(np.asarray(xi, dtype=float))
