@@ -21,7 +21,7 @@ def _config():
     if _full():
         return {"alphas": np.round(np.arange(0.50, 0.801, 0.025), 3), "runs": 100, "Ns": (1001, 10001),
                 "max_epochs": 2000, "tcm_runs": 50, "tcm_N": 99}
-    return {"alphas": np.array([0.55, 0.6, 0.625, 0.65, 0.675, 0.7]), "runs": 8, "Ns": (1001,), "max_epochs": 1000,
+    return {"alphas": np.array([0.55, 0.6, 0.625, 0.65, 0.675, 0.7, 0.725]), "runs": 12, "Ns": (1001,), "max_epochs": 1000,
             "tcm_runs": 6, "tcm_N": 45}
 
 
@@ -217,6 +217,8 @@ def fig_tcm_path(p, out_dir, N):
 
 
 def make(out_dir):
+    """All figures of this group; the underlying numbers go to ``algorithms_data.json``."""
+    from ..io import atomic_write_json
     out_dir = Path(out_dir)
     cfg = _config()
     paths = []
@@ -224,7 +226,20 @@ def make(out_dir):
     paths.append(fig_success(curves, out_dir))
     paths.append(fig_gamma(curves, out_dir))
     paths.append(fig_energy(energy_vs_qstar(runs=2 if not _full() else 5), out_dir))
-    paths.append(fig_tcm_success(tcm_success(cfg), out_dir, cfg["tcm_N"]))
+    tcm = tcm_success(cfg)
+    paths.append(fig_tcm_success(tcm, out_dir, cfg["tcm_N"]))
     p, _ = tcm_path_data()
     paths.append(fig_tcm_path(p, out_dir, 303))
+    data = {"success": {f"N={k[0]} {k[1]}": {"alpha": v["alpha"].tolist(), "successes": v["successes"].tolist(),
+                                             "trials": v["trials"].tolist(),
+                                             "alpha_c": None if v["capacity"] is None else v["capacity"].alpha_c,
+                                             "alpha_c_ci": None if v["capacity"] is None else
+                                             [v["capacity"].ci_low, v["capacity"].ci_high]}
+                        for k, v in curves.items()},
+            "tcm_success": {"alpha": tcm[0].tolist(), "runs": tcm[2], **{m: r.tolist() for m, r in tcm[1].items()}},
+            "tcm_path": {"max_line_train_errors": p.max_line_train_errors,
+                         "max_path_train_errors": p.max_path_train_errors, "reached": p.reached, "steps": p.steps,
+                         "hess_t": p.hess_t.tolist(), "lambda_min": p.hess_eigenvalues[:, 0].tolist(),
+                         "lambda_max": p.hess_eigenvalues[:, -1].tolist()}}
+    atomic_write_json(out_dir / "algorithms_data.json", data)
     return paths
