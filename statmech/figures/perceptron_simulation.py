@@ -159,6 +159,7 @@ def _teacher_student_figure(out, th):
     ax.set_xlabel(r"$\alpha$")
     ax.set_ylabel(r"$\varepsilon_g$ (Gibbs)")
     ax.set_title("Ising teacher-student, small N")
+    ax.set_ylim(-0.02, 0.82)
     ax.legend(fontsize=6.5, loc="upper right")
     return save(fig, out / "perceptron_sampling_teacher_student.png")
 
