@@ -204,6 +204,9 @@ def _args(h, beta):
 
 def _eval(name, h, beta, inf_value):
     h, b = _args(h, beta)
+    if b.ndim == 0 and math.isfinite(float(b)):
+        out = getattr(_K, name + "_v")(h, float(b))
+        return out[()] if np.ndim(out) == 0 else out
     hb, bb = np.broadcast_arrays(h, b)
     fin = np.isfinite(bb)
     out = np.empty(hb.shape)

@@ -169,7 +169,7 @@ def _digits(out):
     except ImportError:
         return []
     acts = ("relu", "esp", "sigmoid")
-    runs = {a: sn.train_network(task, (25,), a, epochs=300, n_checkpoints=3) for a in acts}
+    runs = {a: sn.train_network(task, (25,), a, epochs=300, checkpoints=(0, 30, 300)) for a in acts}
     fig, ax = plt.subplots(1, 4, figsize=(15, 3.6))
     for a in acts:
         r = runs[a]
