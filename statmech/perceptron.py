@@ -153,7 +153,7 @@ def _K():
               gi,                                        # (T2, G2)
               dq(gi),
               2 * H(-a * t) * (InvMills(-a * t) * (InvMills(-a * t) + a * t)) ** 2,   # replicon
-              dq(hl))                            # raw d/dR (test of T2)
+              dq(hl))                                    # raw d/dR (test of T2)
     # Ising entropic channel (storage), b = sqrt(q_hat) z, z = t
     b = sp.sqrt(qh) * t
     sech2 = 4 * sp.exp(-2 * Log2Cosh(b))                 # 1 - tanh^2 without cancellation
