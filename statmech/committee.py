@@ -52,12 +52,21 @@ CLT over branches gives an effective perceptron with output overlap
 Q(q) = (k(q) - 1/(2 pi))/(1/2 - 1/(2 pi)),  k(q) = (sqrt(1-q^2) + (pi - arccos q) q)/(2 pi),
 so alpha_c^RS(K = inf) = 2 Q'(1) = 2 pi/(pi - 1) = 2.93388... (finite, Baldassi et al. 2019).
 
+Numerics
+--------
+Closed forms (entropic terms and their derivatives, the ReLU kernel Q(q), the effective-
+perceptron 1RSB integrand) are sympy kernels in ``_eqs``; the K-unit combinatorics (log-space
+Poisson binomial, leave-one/two-out derivatives, flip costs, the order-statistics reduction of
+the 1RSB inner average) are numba kernels (cache=True, compiled on first use).  K-dimensional
+Gaussian averages use permutation symmetry: sums over multisets of the nodes of a 1-d rule.
+
 Public API
 ----------
 ``tcm_storage(alpha, K, activation="sign", ansatz="rs")`` -> SaddlePoint (q, q_hat, entropy,
-replicon, rs_stable); ``tcm_capacity(K, activation, ansatz)`` -> float;
-``tcm_at_line(K)`` -> alpha_AT; ``rs_large_K_coefficient()``; ``monasson_zecchina(K)``;
-``tcm_capacity_1rsb_point(K)`` -> SaddlePoint with (q0, y) at the 1RSB capacity.
+replicon, rs_stable), K in {1, 3, 5}; ``tcm_capacity(K, activation, ansatz)`` -> float;
+``tcm_at_line(K)`` -> alpha_AT; ``tcm_capacity_1rsb_point(K)`` -> SaddlePoint (q0, y) at the
+1RSB capacity, K in {1, 3, 5}; ``rs_large_K_coefficient()``; ``monasson_zecchina(K)``;
+``relu_kernel_Q(q)``; ``relu_rs_capacity_error(K)``; ``sign_flip_cost(t)``, ``relu_flip_cost(t)``.
 """
 from __future__ import annotations
 
@@ -652,7 +661,7 @@ def _outer_1rsb(z, w, K, q0, y, xs, xcs, tw, logfact):
     return acc
 
 
-_1RSB_ORDER = {3: (10, 4), 5: (6, 3)}   # (outer Gauss-Hermite order, inner tanh-sinh level)
+_1RSB_ORDER = {3: (10, 4), 5: (8, 3)}   # (outer Gauss-Hermite order, inner tanh-sinh level)
 _1RSB_START = np.array([0.58, 3.07])     # (logit q0, log y) near the K = 3 solution
 
 
@@ -805,7 +814,7 @@ def relu_rs_capacity_error(K):
 def _relu_inf_1rsb():
     """K = inf ReLU 1RSB capacity via the effective perceptron with kernel Q(q)."""
     z, w = gs.gauss_hermite(96)
-    dQ1 = float(_eqs.relu_Q(1.0 - 1e-300)[1]) if False else math.pi / (math.pi - 1.0)
+    dQ1 = float(_eqs.relu_Q(1.0)[1])  # = pi/(pi - 1): sympy cancels the -q/sqrt(1-q^2) terms exactly
 
     def alpha_of(p):
         q0 = 1.0 / (1.0 + math.exp(-p[0]))
