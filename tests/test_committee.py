@@ -319,3 +319,10 @@ def test_cli_capacity_json_and_bad_K():
     p = subprocess.run([sys.executable, "-m", "statmech", "committee", "capacity", "--K", "4"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "K must be" in p.stderr
+
+
+@pytest.mark.slow
+def test_storage_K5_runs_and_is_stable_at_small_alpha():
+    r = cm.tcm_storage(1.0, 5)
+    assert r.converged and 0 < r.q < 1 and r.extra["quadrature_error"] < 1e-3
+    assert r.rs_stable and r.entropy < 0
