@@ -25,7 +25,8 @@ def _config():
             "tcm_runs": 6, "tcm_N": 45}
 
 
-ANNEALED = {"gamma0": 2.0, "gamma_end": 0.5, "gamma_rate": 0.99}
+ANNEALED = {"gamma0": 1.0, "gamma_end": 0.5, "gamma_rate": 0.995}
+SCHEDULES = (("gamma=1", {}), ("gamma=0.5", {"gamma0": 0.5}), ("annealed", ANNEALED))
 
 
 def success_curves(cfg=None):
@@ -34,8 +35,8 @@ def success_curves(cfg=None):
     cfg = cfg or _config()
     out = {}
     for N in cfg["Ns"]:
-        for name, kw in (("gamma=1", {}), ("annealed", ANNEALED)):
-            if N > 2000 and name == "annealed":
+        for name, kw in SCHEDULES:
+            if N > 2000 and name != "gamma=1":
                 continue
             res = success_rate(cfg["alphas"], N, cfg["runs"], seed=2019, progress=True,
                                max_epochs=cfg["max_epochs"], **kw)
@@ -80,6 +81,7 @@ def fig_gamma(curves, out_dir):
     fig, ax = plt.subplots(figsize=(5.5, 4))
     N = min(k[0] for k in curves)
     _plot_rates(ax, curves[(N, "gamma=1")], r"$\gamma=1$", "C0")
+    _plot_rates(ax, curves[(N, "gamma=0.5")], r"$\gamma=0.5$", "C2")
     _plot_rates(ax, curves[(N, "annealed")],
                 rf"$\gamma: {ANNEALED['gamma0']}\to{ANNEALED['gamma_end']}$ (rate {ANNEALED['gamma_rate']}/epoch)", "C1")
     ax.set_xlabel(r"$\alpha = P/N$")
