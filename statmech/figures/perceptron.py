@@ -5,7 +5,8 @@
   (Gardner-Derrida) and the AT line of the binary RS solution.
 * ``perceptron_entropy.png`` -- typical entropy vs alpha for spherical and binary storage.
 * ``perceptron_teacher_student.png`` -- R(alpha) and eps(alpha) for Gibbs learning with
-  spherical and Ising weights; the first-order transition and the spinodal marked.
+  spherical and Ising weights, and the Ising entropy whose zero is the first-order
+  transition; the transition and the spinodal marked.
 """
 from __future__ import annotations
 
@@ -94,7 +95,7 @@ def _teacher_student(out):
     rp = P.binary_teacher_student(a_p, branch="poor")
     a_u = np.linspace(tr.alpha_spinodal, 0.3, 30)
     ru = P.binary_teacher_student(a_u, branch="unstable")
-    fig, ax = plt.subplots(1, 2, figsize=(10, 4.0))
+    fig, ax = plt.subplots(1, 3, figsize=(15, 4.0))
     ax[0].plot(a_s, rs.R, "C0-", label="spherical")
     eq = a_p <= tr.alpha_c
     ax[0].plot(a_p[eq], rp.R[eq], "C3-", label="binary, poor generalization")
@@ -108,13 +109,21 @@ def _teacher_student(out):
     ax[1].plot(a_p[eq], rp.generalization_error[eq], "C3-", label="binary, poor generalization")
     ax[1].plot(a_p[~eq], rp.generalization_error[~eq], "C3--", label="binary, metastable")
     ax[1].plot([tr.alpha_c, 6.0], [0, 0], "C3-", lw=2, label="binary, ε = 0")
+    ax[2].plot(a_p[eq], rp.entropy[eq], "C3-", label="binary, poor generalization")
+    ax[2].plot(a_p[~eq], rp.entropy[~eq], "C3--", label="binary, metastable (s < 0)")
+    ax[2].plot(a_u, ru.entropy, "C3:", label="binary, unstable branch")
+    ax[2].plot([0, 6.0], [0, 0], "C3-", lw=2, alpha=0.4, label="binary, R = 1 state (s = 0)")
+    ax[2].set_ylabel("entropy (1/N) log #students in the version space")
+    ax[2].set_xlim(0, 2.0)
+    ax[2].set_ylim(-0.15, 0.72)
+    ax[2].legend(fontsize=7)
     for a_ in ax:
         a_.axvline(tr.alpha_c, color="k", lw=0.8)
         a_.axvline(tr.alpha_spinodal, color="k", lw=0.8, ls="--")
         a_.set_xlabel("α")
         a_.grid(alpha=0.3)
-    ax[0].text(tr.alpha_c, 0.05, f" α_c={tr.alpha_c:.6f}", fontsize=8)
-    ax[0].text(tr.alpha_spinodal, 0.15, f" α_sp={tr.alpha_spinodal:.6f}", fontsize=8)
+    ax[0].text(tr.alpha_c - 0.05, 0.9, f"α_c={tr.alpha_c:.6f}", fontsize=8, ha="right")
+    ax[0].text(tr.alpha_spinodal + 0.05, 0.55, f"α_sp={tr.alpha_spinodal:.6f}", fontsize=8, ha="left")
     ax[0].set_ylabel("teacher–student overlap R")
     ax[1].set_ylabel("generalization error ε = arccos(R)/π")
     ax[1].set_ylim(0, 0.52)
