@@ -326,3 +326,54 @@ def test_cli_eval_and_bad_argument(capsys):
     assert main(["activations", "eval", "--h", "1", "--beta", "-1"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "beta" in err
+
+
+# ------------------------------------------------------------------ SCM with ESP units
+def test_esp_is_accepted_by_scm_and_reduces_to_relu():
+    scm = pytest.importorskip("statmech.scm")
+    R = np.array([[0.6, 0.1], [0.2, 0.5]])
+    Q = np.array([[1.0, 0.3], [0.3, 1.0]])
+    T = np.eye(2)
+    e_relu = scm.generalization_error(R, Q, T, "relu")
+    e_big = scm.generalization_error(R, Q, T, A.ESP(1e4))
+    assert e_big == pytest.approx(e_relu, abs=2e-6)          # Chebyshev path + O(beta^-2)
+    # the pair moment scm uses is the ESP one (interior accuracy of its interpolant)
+    rho = np.array([-0.5, 0.1, 0.7])
+    np.testing.assert_allclose(scm.pair_moment(rho, A.ESP(2.0)), A.ESP(2.0).pair_moment(rho), atol=1e-13)
+
+
+@pytest.mark.slow
+def test_scm_esp_transition_approaches_relu():
+    scm = pytest.importorskip("statmech.scm")
+    relu = scm.transitions(2, activation="relu").alpha_c
+    assert relu == pytest.approx(6.0940738933, abs=1e-9)
+    r = A.scm_transitions(2, [1.0, 3.0, 100.0, 300.0, math.inf])
+    assert np.all(r.order[:-1] == 2)
+    assert r.alpha_c[0] == pytest.approx(8.623081883, rel=1e-7)
+    assert r.alpha_c[1] < 5.4                                  # earlier than ReLU at intermediate noise
+    gaps = relu - r.alpha_c[2:4]
+    assert 0 < gaps[1] < gaps[0] < 3e-3                         # monotone approach from below
+    assert r.alpha_c[-1] == relu
+
+
+@pytest.mark.slow
+def test_scm_esp_small_beta_scaling():
+    r = A.scm_transitions(2, [0.1, 0.2])
+    ab2 = r.alpha_c * r.beta ** 2
+    assert np.all((ab2 > 4.0) & (ab2 < 4.3)) and ab2[0] < ab2[1]   # alpha_c ~ 4/beta^2 as beta -> 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha", [3.0, 9.0])
+def test_scm_esp_theory_vs_monte_carlo(alpha):
+    """Gibbs Monte Carlo at N = 400 (statmech.simulate.scm_mc) vs the saddle point, ESP(3), K = 2."""
+    scm = pytest.importorskip("statmech.scm")
+    from statmech.simulate.scm_mc import gibbs_scm
+    act = A.ESP(3.0)
+    eq = scm.equilibria(alpha, 2, activation=act)[0]
+    s = gibbs_scm(alpha, 2, activation=act, N=400, n_chains=8, n_sweeps=200, n_burn=80, seed=1)
+    Rt, St = max(eq.R, eq.S), min(eq.R, eq.S)                  # K = 2: R > S and R < S are the same state
+    tol = lambda err: 5 * err + 4e-3                           # noqa: E731  (statistics + O(1/N))
+    assert abs(s.R - Rt) < tol(s.R_err) and abs(s.S - St) < tol(s.S_err)
+    assert abs(s.C - eq.C) < tol(s.C_err)
+    assert abs(s.generalization_error - eq.generalization_error) < 5 * s.generalization_error_err + 5e-4
