@@ -456,7 +456,7 @@ class _Problem:
             raise ConvergenceError(f"{self.kind}: initial guess outside the RS domain", x=x0,
                                    diagnostics={"p": p})
         info = newton(lambda x: self.eval(x, p)[0], x0, lambda x: self.eval(x, p)[1],
-                      tol=1e-10, xtol=1e-9, maxiter=15, in_domain=lambda x: self.in_domain(x, p))
+                      tol=5e-10, xtol=1e-9, maxiter=15, in_domain=lambda x: self.in_domain(x, p))
         return info
 
 

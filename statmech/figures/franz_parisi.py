@@ -1,0 +1,132 @@
+"""Franz--Parisi figures (public API of :mod:`statmech.franz_parisi` and
+:mod:`statmech.simulate.fp_enumeration` only).
+
+* ``franz_parisi_fig27.png`` -- thesis Fig. 2.7 at alpha = 0.55: S_FP(d) around typical solutions
+  of the Ising and spherical perceptrons (with their alpha = 0 curves), and the entropy deficit
+  S_FP(d) - S_FP^{alpha=0}(d) that puts both on one scale.  The stochastic-perceptron curves of
+  Fig. 2.7 are NOT drawn: that FP computation is not implemented (see docs/franz_parisi.md).
+* ``franz_parisi_crossing.png`` -- the zero crossing d0(alpha) of the Ising S_FP (typical
+  solutions isolated below it) and the typical distance d_typ(alpha).
+* ``franz_parisi_enumeration.png`` -- exhaustive enumeration (N = 13, 17, 21) vs theory for the
+  entropy deficit at alpha ~ 0.5.
+* ``franz_parisi_stochastic_energy.png`` -- thesis Eq. 2.54: training error of sign(m) vs q* for
+  the stochastic perceptron at equilibrium (alpha = 0.55, beta = 20), the theory curve of
+  Figs. 2.6/2.9.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from . import save
+
+
+def _fig27(out):
+    import matplotlib.pyplot as plt
+    from .. import franz_parisi as fp
+    alpha = 0.55
+    d = np.concatenate([np.geomspace(1e-3, 0.02, 7), np.linspace(0.04, 0.5, 12)])
+    rb = fp.binary_perceptron(alpha, d)
+    rs = fp.spherical_perceptron(alpha, d)
+    d0 = fp.binary_zero_crossing(alpha).d_zero
+    free_b = fp.binary_entropy_free(d)
+    free_s = 0.5 * np.log(4 * d * (1 - d))
+    fig, axs = plt.subplots(1, 3, figsize=(14, 4.2))
+    ax = axs[0]
+    ax.plot(d, rb.entropy, "C3o-", ms=3, label="Ising, typical reference (RS)")
+    ax.plot(d, free_b, "C3:", label="Ising, α = 0: H₂(d)")
+    ax.axhline(0, color="k", lw=0.6)
+    ax.axvline(d0, color="C3", lw=0.6, ls="--")
+    ax.annotate(f"d₀ = {d0:.6f}", (d0, 0), textcoords="offset points", xytext=(6, -28), fontsize=8, color="C3")
+    ax.plot([rb.d_typical[0]], [rb.entropy_equilibrium[0]], "k*", ms=8, label="(d_typ, S_eq)")
+    ax.set_xlabel("Hamming distance d")
+    ax.set_ylabel("S_FP(d)  [log count / N]")
+    ax.set_title(f"Ising perceptron, α = {alpha}")
+    ax.legend(fontsize=8)
+    ins = ax.inset_axes([0.52, 0.12, 0.44, 0.36])
+    m = d <= 0.03
+    ins.plot(d[m], rb.entropy[m], "C3o-", ms=2)
+    ins.axhline(0, color="k", lw=0.5)
+    ins.set_xscale("log")
+    ins.tick_params(labelsize=6)
+    ins.set_title("small d: S_FP < 0", fontsize=7)
+    ax = axs[1]
+    ax.plot(d, rs.entropy, "C0o-", ms=3, label="spherical, typical reference (RS)")
+    ax.plot(d, free_s, "C0:", label="spherical, α = 0: ½ log 4d(1-d)")
+    ax.plot([rs.d_typical[0]], [rs.entropy_equilibrium[0]], "k*", ms=8, label="(d_typ, S_eq)")
+    ax.set_xlabel("d = (1 - overlap)/2")
+    ax.set_ylabel("S_FP(d)  [log fraction of the sphere / N]")
+    ax.set_title(f"spherical perceptron, α = {alpha}")
+    ax.legend(fontsize=8)
+    ax = axs[2]
+    ax.plot(d, rb.entropy - free_b, "C3o-", ms=3, label="Ising")
+    ax.plot(d, rs.entropy - free_s, "C0o-", ms=3, label="spherical")
+    ax.set_xscale("log")
+    ax.set_xlabel("d")
+    ax.set_ylabel("S_FP(d) - S_FP(d; α=0)")
+    ax.set_title("entropy deficit: isolated (Ising) vs dense (spherical)")
+    ax.legend(fontsize=8)
+    fig.text(0.5, -0.02, "Stochastic-perceptron curves of thesis Fig. 2.7 not computed "
+             "(see docs/franz_parisi.md)", ha="center", fontsize=8, color="0.4")
+    fig.tight_layout()
+    return save(fig, Path(out) / "franz_parisi_fig27.png")
+
+
+def _crossing(out):
+    import matplotlib.pyplot as plt
+    from .. import franz_parisi as fp
+    alphas = np.array([0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
+    r = fp.binary_zero_crossing(alphas)
+    fig, ax = plt.subplots(figsize=(5.4, 4.0))
+    ax.semilogy(alphas, r.d_zero, "C3o-", label="zero crossing d₀ of S_FP (RS)")
+    ax.semilogy(alphas, r.d_typical, "k--", label="typical distance (1 - q₀)/2")
+    ax.fill_between(alphas, 1e-4, r.d_zero, color="C3", alpha=0.12, label="S_FP < 0: no solutions")
+    for a, v in zip(alphas, r.d_zero):
+        ax.annotate(f"{v:.5f}", (a, v), textcoords="offset points", xytext=(4, -10), fontsize=7)
+    ax.set_xlabel("α")
+    ax.set_ylabel("d")
+    ax.set_ylim(1e-4, 1)
+    ax.set_title("Ising perceptron: typical solutions are isolated")
+    ax.legend(fontsize=8)
+    return save(fig, Path(out) / "franz_parisi_crossing.png")
+
+
+def _enumeration(out):
+    import matplotlib.pyplot as plt
+    from .. import franz_parisi as fp
+    from ..simulate.fp_enumeration import fp_enumeration
+    fig, ax = plt.subplots(figsize=(5.6, 4.2))
+    for i, N in enumerate((13, 17, 21)):
+        r = fp_enumeration(N, 0.5, n_instances=30, n_refs=10, seed=N)
+        k = np.arange(1, N // 2 + 1)
+        ok = r.fraction_nonzero[k] > 0.95
+        ax.errorbar(k[ok] / N, r.deficit[k][ok], yerr=r.deficit_err[k][ok], fmt="o", ms=3, color=f"C{i}",
+                    label=f"enumeration N = {N} (α = {r.P}/{N})")
+        dd = np.linspace(0.04, 0.5, 10)
+        th = fp.binary_perceptron(r.P / N, dd)
+        ax.plot(dd, th.entropy - fp.binary_entropy_free(dd), "-", color=f"C{i}", lw=1)
+    ax.set_xlabel("Hamming distance d = k/N")
+    ax.set_ylabel("S_FP(d) - H₂(d)   (enumeration: (1/N)<log N_k> - (1/N) log C(N,k))")
+    ax.set_title("Ising perceptron, Gaussian patterns: theory (lines) vs enumeration", fontsize=9)
+    ax.legend(fontsize=7)
+    return save(fig, Path(out) / "franz_parisi_enumeration.png")
+
+
+def _stochastic_energy(out):
+    import matplotlib.pyplot as plt
+    from .. import franz_parisi as fp
+    q = np.array([0.3, 0.4, 0.5, 0.6, 0.7])
+    r = fp.stochastic_energy(0.55, q, 20.0)
+    fig, ax = plt.subplots(figsize=(5.2, 3.8))
+    ax.plot(q, r.energy, "C2o-", label="RS equilibrium theory (Eq. 2.54), β = 20")
+    ax.set_xlabel("q*")
+    ax.set_ylabel("training error of sign(m)")
+    ax.set_title("stochastic perceptron, α = 0.55")
+    ax.legend(fontsize=8)
+    return save(fig, Path(out) / "franz_parisi_stochastic_energy.png")
+
+
+def make(out_dir):
+    """Regenerate the Franz--Parisi figures into ``out_dir``; returns the paths."""
+    return [_fig27(out_dir), _crossing(out_dir), _enumeration(out_dir), _stochastic_energy(out_dir)]
