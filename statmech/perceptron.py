@@ -376,6 +376,20 @@ def _solve_y(fd, y0, hi=math.inf, fallback=None):
         return _bracket_solve(lambda y: fd(y)[0], y0)
 
 
+_RES_TOL = 1e-10
+
+
+def _check_residual(res, it, scope):
+    """True if the saddle-point residual is below 1e-10, else raise ConvergenceError."""
+    if res < _RES_TOL and math.isfinite(res):
+        return True
+    raise ConvergenceError("perceptron saddle point: residual of the saddle-point equations too large",
+                           residual=float(res), iterations=it,
+                           diagnostics={k: float(v) for k, v in scope.items()
+                                        if k in ("alpha", "kappa", "q", "qh", "R", "rh")
+                                        and isinstance(v, (int, float))})
+
+
 def _logit(q):
     return math.log(q) - math.log1p(-q)
 
@@ -441,7 +455,7 @@ def _ss_one(alpha, kappa, guess=None):
     # residual in the natural units of S2: q/(1-q) - alpha E IM^2
     res = abs(q / one_q - alpha * e[1]) / max(1.0, q / one_q)
     return SaddlePoint("perceptron.spherical_storage", params, {"q": q},
-                       {"entropy": ent}, bool(res < 1e-10), res, it,
+                       {"entropy": ent}, _check_residual(res, it, locals()), res, it,
                        np.array([hess]), rep, bool(rep > 0), {"gradient": grad})
 
 
@@ -536,7 +550,7 @@ def _sts_one(alpha, guess=None):
     rep = 1.0 - alpha * e[3]
     eg = math.acos(R) / math.pi if R < 0.5 else math.asin(math.sqrt(one_r * (1 + R))) / math.pi
     return SaddlePoint("perceptron.spherical_teacher_student", params, {"R": R, "q": R},
-                       {"entropy": ent, "generalization_error": eg}, bool(res < 1e-10), res, it,
+                       {"entropy": ent, "generalization_error": eg}, _check_residual(res, it, locals()), res, it,
                        np.array([hess]), rep, bool(rep > 0),
                        {"one_minus_R": one_r})
 
@@ -660,7 +674,7 @@ def _bin_result(y, kappa, it):
     rep = 1.0 - alpha * e[3] * ei[3] / p ** 2
     res = float(np.max(np.abs(grad)) / max(1.0, qh))
     return alpha, ent, SaddlePoint("perceptron.binary_storage", {"alpha": alpha, "kappa": kappa},
-                                   {"q": q, "q_hat": qh}, {"entropy": ent}, bool(res < 1e-10), res, it,
+                                   {"q": q, "q_hat": qh}, {"entropy": ent}, _check_residual(res, it, locals()), res, it,
                                    np.linalg.eigvalsh(hm), rep, bool(rep > 0), {"one_minus_q": p})
 
 
@@ -889,7 +903,7 @@ def _bts_result(y, alpha, branch, it):
     eg = math.acos(R) / math.pi if R < 0.5 else math.asin(math.sqrt(p * (1 + R))) / math.pi
     return SaddlePoint("perceptron.binary_teacher_student", {"alpha": alpha},
                        {"R": R, "R_hat": rh, "q": R, "q_hat": rh},
-                       {"entropy": ent, "generalization_error": eg}, bool(res < 1e-10), res, it,
+                       {"entropy": ent, "generalization_error": eg}, _check_residual(res, it, locals()), res, it,
                        np.linalg.eigvalsh(hm), rep, bool(rep > 0), {"branch": branch, "one_minus_R": p})
 
 

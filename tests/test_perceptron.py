@@ -534,3 +534,11 @@ def test_binary_teacher_student_property_poor_branch(frac):
     assert 0 < r.R < tr.R_spinodal + 1e-12
     assert (r.entropy > 0) == (alpha < tr.alpha_c)
     assert r.generalization_error == pytest.approx(math.acos(r.R) / math.pi, rel=1e-13)
+
+
+def test_unconverged_residual_raises(monkeypatch):
+    monkeypatch.setattr(P, "_RES_TOL", 0.0)  # no residual can pass: must raise, never return
+    with pytest.raises(ConvergenceError, match="residual"):
+        P.spherical_storage(1.0)
+    with pytest.raises(ConvergenceError, match="residual"):
+        P.binary_teacher_student(1.0, "poor")
