@@ -71,7 +71,8 @@ Every model's saddle-point equations are eliminated to one explicit map
 ``log p`` by Newton (``statmech.saddle.newton``, derivative from the sympy kernels, domain
 bound on the binary teacher--student poor branch), falling back to bracket expansion +
 Brent (``statmech.saddle.root_scalar``); ``residual`` is the (scaled) max-norm of the
-gradient of ``phi`` at the result and ``converged`` is ``residual < 1e-10``.
+gradient of ``phi`` at the result; a residual >= 1e-10 raises ``ConvergenceError`` (so a
+returned result always has ``converged = True``).
 
 Quadrature: Gaussian expectations over ``t`` use Gauss--Hermite (48-96 nodes, by q) while the
 integrand is smooth (``q <= 0.6``) and otherwise a tanh--sinh rule split at the sharp
