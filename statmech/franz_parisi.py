@@ -1000,12 +1000,18 @@ def _sto_solution(alpha, qs, beta):
                 guess[0] = min(guess[0], 0.99 * q_new)
             try:
                 info = _sto_newton(guess, q_new, alpha, beta)
+                qh_prev = hist[-1][1][1]
+                # branch guard: a jump of q_hat by more than 50% within one small step means
+                # Newton landed on another branch (the continued branch folds)
+                if abs(info.x[1] - qh_prev) > 0.5 * qh_prev:
+                    raise ConvergenceError("branch jump")
                 break
             except ConvergenceError:
                 step *= 0.5
         else:
-            raise ConvergenceError("stochastic reference: continuation in q_star failed",
-                                   diagnostics={"q_star": q_cur, "alpha": alpha, "beta": beta})
+            raise ConvergenceError("stochastic reference: the RS branch continued from small q_star "
+                                   "could not be followed (fold or jump to another branch)",
+                                   x=hist[-1][1], diagnostics={"q_star": q_cur, "alpha": alpha, "beta": beta})
         q_cur = q_new
         branch[q_cur] = info
         hist.append((q_cur, info.x))
