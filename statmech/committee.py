@@ -446,7 +446,7 @@ def _rs_residual(alpha, K, q, level):
     return q + alpha * math.sqrt((1.0 - q) / q) * d
 
 
-def _storage_one(alpha, K, level, guess=None):
+def _storage_one(alpha, K, level, guess=None, tol=math.inf):
     if alpha == 0.0:
         return SaddlePoint("committee.tcm_storage", {"alpha": 0.0, "K": K, "activation": "sign"},
                            {"q": 0.0, "q_hat": 0.0}, {"entropy": 0.0}, True, 0.0, 0,
@@ -477,6 +477,10 @@ def _storage_one(alpha, K, level, guess=None):
     quad_err = max(abs(rc / (2.0 * (1.0 - q) ** 2 * hess)), alpha * abs(lc - l0))
     replicon = 1.0 - alpha * fro
     resid = abs(f(q))
+    if quad_err > tol:
+        raise ConvergenceError(f"tcm_storage: quadrature error estimate {quad_err:.2e} exceeds tol={tol:g} "
+                               f"at alpha={alpha}, K={K} (q={q:.6f}); raise `level`", x=[q],
+                               diagnostics={"alpha": alpha, "K": K, "level": level, "quadrature_error": quad_err})
     if not (np.isfinite(entropy) and np.isfinite(replicon)):
         raise ConvergenceError("tcm_storage produced a non-finite value", x=[q], diagnostics={"alpha": alpha, "K": K})
     return SaddlePoint(
@@ -490,7 +494,7 @@ def _storage_one(alpha, K, level, guess=None):
     )
 
 
-def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None):
+def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-3):
     r"""RS saddle point of the storage problem of a sign tree committee machine.
 
     Implements Eqs. RS.1--RS.3 of this module (thesis Eq. 3.3 in RS form; the replicon
@@ -504,6 +508,9 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None):
     activation : "sign" (the RS solution at finite alpha is implemented for sign units)
     ansatz : "rs"
     level : tanh--sinh level of the 1-d rule (default by K, see ``_RS_LEVEL``)
+    tol : a ConvergenceError is raised when the quadrature error estimate (change of q and
+        of the entropy to the next-coarser rule) exceeds ``tol`` -- near alpha_c (q -> 1) the
+        K-dimensional integrand develops layers of width sqrt(1-q) and needs a higher level
 
     Returns
     -------
@@ -519,7 +526,8 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None):
         raise ValueError(f"K must be an odd integer in [1, 5] for tcm_storage, got {K!r}")
     a = check_range("alpha", alpha, 0.0)
     lev = _RS_LEVEL[k] if level is None else check_int("level", level, 1)
-    return vectorize_over(lambda al, guess=None: _storage_one(al, k, lev, guess), a,
+    tol = float(check_range("tol", tol, 0.0, lo_open=True, allow_inf=True))
+    return vectorize_over(lambda al, guess=None: _storage_one(al, k, lev, guess, tol), a,
                           model="committee.tcm_storage")
 
 

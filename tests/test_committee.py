@@ -279,11 +279,16 @@ def test_storage_K3_against_tensor_quadrature():
 
 
 def test_storage_K3_becomes_at_unstable():
-    r = cm.tcm_storage(np.array([1.0, 2.5]), 3, level=2)
+    r = cm.tcm_storage(np.array([1.0, 2.5]), 3, level=2, tol=1e-2)
     assert r.replicon.shape == (2,)
     assert r.replicon[0] > 0 > r.replicon[1]
     assert bool(r.rs_stable[0]) and not bool(r.rs_stable[1])
     assert r.q[1] > r.q[0] and r.entropy[1] < r.entropy[0]
+
+
+def test_storage_raises_when_quadrature_is_too_coarse():
+    with pytest.raises(ConvergenceError, match="quadrature error"):
+        cm.tcm_storage(3.5, 3, level=1)
 
 
 @pytest.mark.slow
