@@ -291,3 +291,32 @@ def test_enumeration_finite_size_trend():
     cov = np.linalg.inv(X.T @ (w[:, None] * X))
     coef = cov @ X.T @ (w * dev)
     assert abs(coef[0]) < 3 * math.sqrt(cov[0, 0]) + 0.01
+
+
+# ------------------------------------------------------------------ stochastic perceptron
+@pytest.mark.slow
+def test_stochastic_energy_limits():
+    """Eq. 2.54: no training (beta -> 0) gives chance error 1/2; training at larger beta
+    lowers the error of sign(m); the RS equations hold at the returned point."""
+    hi_T = fp.stochastic_energy(0.55, 0.3, 0.05)
+    assert hi_T.energy == pytest.approx(0.5, abs=0.02)
+    lo_T = fp.stochastic_energy(0.55, 0.3, 5.0)
+    assert lo_T.energy < hi_T.energy < 0.5
+    r = fp.stochastic_reference(0.55, 0.3, 5.0)
+    assert r.converged and r.residual < 1e-9
+    assert 0 < r.q_m < 0.3 and r.M1 > r.t_s > 0 and r.M1 <= math.sqrt(0.3) + 1e-12
+
+
+# ------------------------------------------------------------------ CLI
+def test_cli_entropy_and_bad_arguments():
+    import json
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "statmech", "franz-parisi", "entropy", "--alpha", "0.5",
+                        "--d", "0.3", "--json"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["entropy"][0] < out["entropy_equilibrium"][0]
+    p = subprocess.run([sys.executable, "-m", "statmech", "franz-parisi", "entropy", "--alpha", "0.5",
+                        "--d", "0.9"], capture_output=True, text=True)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "d must be" in p.stderr
