@@ -52,12 +52,13 @@ def base_spherical(alpha, d):
         sv, sx = math.sqrt(v), math.sqrt(1 - q0 - (p - t) ** 2 / v)
         C = (p * p - t * t) / (1 - q0) - q0 * (p - t) ** 2 / (1 - q0) ** 2
 
-        def inner(z):
+        def inner(z):  # G(z) E_e[H(a)/H(a0) log H(b)], the G(z) folded into the exponent
             a0 = logH(-math.sqrt(q0) * z / math.sqrt(1 - q0))
-            f = lambda e: G(e) * math.exp(logH((-math.sqrt(q0) * z - (p - t) / sv * e) / sx) - a0) * \
+            lz = -0.5 * z * z - 0.5 * math.log(2 * math.pi)
+            f = lambda e: G(e) * math.exp(min(logH((-math.sqrt(q0) * z - (p - t) / sv * e) / sx) - a0 + lz, 700.0)) * \
                 logH((-t / math.sqrt(q0) * z - sv * e) / math.sqrt(1 - q1))
             return integrate.quad(f, -np.inf, np.inf, **QUAD)[0]
-        GE = integrate.quad(lambda z: G(z) * inner(z), -np.inf, np.inf, **QUAD)[0]
+        GE = integrate.quad(inner, -np.inf, np.inf, **QUAD)[0]
         return 0.5 * math.log(1 - q1) + (q1 - C) / (2 * (1 - q1)) + alpha * GE
 
     def grad(x):

@@ -21,10 +21,11 @@ Public API
     the RS entropy is negative: typical solutions are isolated).
 ``equilibrium_binary(alpha, kappa)``, ``equilibrium_spherical(alpha, kappa)``
     The reference (Gardner RS) saddle points ``q0, q_hat0`` and entropy.
-``stochastic_reference(alpha, q_star, beta)``, ``stochastic_energy(alpha, q_star, beta)``,
-``stochastic_perceptron(alpha, d, q_star, beta)``
-    The equilibrium theory of the stochastic perceptron (thesis Eqs. 2.53--2.54) and
-    the FP entropy of binary solutions around ``sign(m)`` (Eqs. 2.55--2.56).
+``stochastic_reference(alpha, q_star, beta)``, ``stochastic_energy(alpha, q_star, beta)``
+    The equilibrium theory of the stochastic perceptron (thesis Eqs. 2.53--2.54): RS order
+    parameters and the training error of the binarized configuration ``sign(m)``.
+    NOT implemented: the FP entropy around ``sign(m)`` (Eqs. 2.55--2.56 with the stochastic
+    reference, the stochastic curves of Fig. 2.7); see docs/franz_parisi.md.
 
 Every solver returns a :class:`statmech.saddle.SaddlePoint` (vectorized over ``d``)
 and raises :class:`statmech.ConvergenceError` rather than return a wrong number.
@@ -58,7 +59,7 @@ from .symbolic import Expectation, Log2Cosh, LogH, Scalar, kernels
 __all__ = [
     "binary_perceptron", "spherical_perceptron", "binary_zero_crossing",
     "equilibrium_binary", "equilibrium_spherical",
-    "stochastic_reference", "stochastic_energy", "stochastic_perceptron",
+    "stochastic_reference", "stochastic_energy",
     "binary_entropy_free",
 ]
 
