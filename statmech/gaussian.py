@@ -13,7 +13,7 @@ Outside numba these use :func:`scipy.special.log_ndtr` and
 :func:`scipy.special.erfcx`.  Inside numba kernels use the ``*_nb`` scalar versions:
 for ``x < 5`` they use ``math.erfc`` (relative accuracy ~1 ulp); for ``x >= 5`` they
 use the continued fraction of the Mills ratio ``H(x)/G(x) = 1/(x+1/(x+2/(x+3/...)))``
-evaluated backwards with 60 terms, which converges to double precision for x >= 5.
+evaluated backwards with 120/x + 4 terms, which reaches double precision for x >= 5.
 ``log_H`` is finite and accurate to 1e-13 relative on [-1e4, 1e4] (tested against mpmath in
 ``tests/test_gaussian.py``).  ``H`` itself underflows (to 0) for x > 38.4, where only
 ``log_H`` is meaningful.
@@ -55,7 +55,6 @@ _SQRT2 = math.sqrt(2.0)
 _SQRT2PI = math.sqrt(2.0 * math.pi)
 _LOG_SQRT2PI = 0.5 * math.log(2.0 * math.pi)
 _MILLS_SWITCH = 5.0
-_MILLS_TERMS = 60
 
 
 # --------------------------------------------------------------------------- numba scalars
@@ -67,9 +66,13 @@ def G_nb(x):
 
 @numba.njit(cache=True, fastmath=False)
 def _mills_cf(x):
-    """Mills ratio H(x)/G(x) for x >= 5 by the backward continued fraction."""
+    """Mills ratio H(x)/G(x) for x >= 5 by the backward continued fraction.
+
+    The number of terms, 120/x + 4, is 20 % or more above the count measured (against
+    mpmath) to reach 2e-16 relative: 23 terms at x = 5, 12 at x = 10, 5 at x = 40.
+    """
     t = x
-    for k in range(_MILLS_TERMS, 0, -1):
+    for k in range(int(120.0 / x) + 4, 0, -1):
         t = x + k / t
     return 1.0 / t
 
