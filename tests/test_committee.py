@@ -331,3 +331,21 @@ def test_storage_K5_runs_and_is_stable_at_small_alpha():
     r = cm.tcm_storage(1.0, 5)
     assert r.converged and 0 < r.q < 1 and r.extra["quadrature_error"] < 1e-3
     assert r.rs_stable and r.entropy < 0
+
+
+def test_1rsb_grid_inner_and_rqmc_outer_agree_with_multiset_rule():
+    from scipy.stats import qmc
+    from scipy import special
+    xs, xcs, tw = gs._ts_rule(4)
+    n = len(xs)
+    rng = np.random.default_rng(5)
+    for K in (3, 7):
+        h = 0.8 * rng.standard_normal(K)
+        a = cm._inner_Y(h, 0.36, 21.0, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
+        b = cm._inner_Y_grid(h, 0.36, 21.0, *cm._GL8)
+        assert b == pytest.approx(a, rel=1e-10)
+    q0, y = 0.642, 21.45
+    vals = [cm._outer_1rsb_mc(np.ascontiguousarray(special.ndtri(
+        qmc.Sobol(d=3, scramble=True, seed=s).random_base2(9))), q0, y, *cm._GL8).mean() for s in range(4)]
+    se = np.std(vals, ddof=1) / 2
+    assert abs(np.mean(vals) - cm._energ_1rsb(3, q0, y, 10, 4)) < 5 * se + 1e-5
