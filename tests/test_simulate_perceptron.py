@@ -111,6 +111,21 @@ def test_enumeration_matches_brute_force(dist, kappa, rng):
         assert en.count_solutions(xi, sigma, kappa) == want.size
 
 
+@settings(max_examples=20, deadline=None)
+@given(N=st.integers(1, 14), P=st.integers(1, 10), kappa=st.sampled_from([0.0, 0.3, 1.0]),
+       seed=st.integers(0, 2 ** 31))
+def test_popcount_path_equals_gray_code_path(N, P, kappa, seed):
+    """+-1 patterns: the popcount kernels and the Gray-code incremental-field kernels agree."""
+    rng = np.random.default_rng(seed)
+    xi = en.random_patterns(rng, P, N, "binary")
+    sigma = rng.choice([-1.0, 1.0], size=P)
+    At, thr, _, _ = en._prepare(xi, sigma, kappa)
+    xc = en._pattern_codes(At)
+    ref = np.int64(rng.integers(0, 2 ** N))
+    assert np.array_equal(en._enum_prefix_pop(xc, N, thr, ref, True), en._enum_prefix(At, thr, ref, True))
+    assert np.array_equal(np.sort(en._enum_codes_pop(xc, N, thr)), np.sort(en._enum_codes(At, thr)))
+
+
 @settings(max_examples=25, deadline=None)
 @given(N=st.integers(1, 13), P=st.integers(1, 12), seed=st.integers(0, 2 ** 31))
 def test_enumeration_symmetry_w_to_minus_w(N, P, seed):

@@ -25,8 +25,12 @@ of every prefix ``xi_1 .. xi_p`` (p = 0..P) of the pattern sequence,
 ``N_sol(p) > 0``), and, with the teacher as reference, the distribution of the
 teacher-student overlap ``R`` in the version space for every ``p``.
 
-Cost: ``2^N * P`` multiply-adds (N = 25, P = 25: about 1 s).  Kernels are numba-compiled
-on first use and cached on disk.
+Cost: ``2^N * P`` multiply-adds (N = 25, P = 25: about 1 s).  For +-1 patterns a faster
+exact path needs no field updates at all: with ``w`` and the label-folded pattern as bit
+codes, ``sigma_mu w . xi_mu = N - 2 popcount(code ^ xcode_mu)``, so each pattern is checked
+in O(1) and the scan stops at the first violated one (``~2^N`` popcounts per instance,
+independent of P; N = 25 in ~0.1 s).  Both paths are tested against brute force and
+against each other.  Kernels are numba-compiled on first use and cached on disk.
 
 Public functions
 ----------------
@@ -166,6 +170,52 @@ def _enum_prefix(At, thr, ref, with_ref):
 
 
 @numba.njit(cache=True)
+def _enum_codes_pop(xcodes, N, thr):
+    """+-1 patterns: field of pattern mu = N - 2 popcount(code ^ xcodes[mu]) (O(1), no updates)."""
+    P = xcodes.shape[0]
+    total = np.int64(1) << N
+    cap = 1024
+    out = np.empty(cap, dtype=np.int64)
+    n = 0
+    last = 0
+    for code in range(total):
+        if N - 2 * _popcount(code ^ xcodes[last]) <= thr:
+            continue
+        ok = True
+        for mu in range(P):
+            if N - 2 * _popcount(code ^ xcodes[mu]) <= thr:
+                ok = False
+                last = mu
+                break
+        if ok:
+            if n == cap:
+                cap *= 2
+                new = np.empty(cap, dtype=np.int64)
+                new[:n] = out[:n]
+                out = new
+            out[n] = code
+            n += 1
+    return out[:n]
+
+
+@numba.njit(cache=True)
+def _enum_prefix_pop(xcodes, N, thr, ref, with_ref):
+    """As _enum_prefix for +-1 patterns, fields by popcount (early exit, O(1) per check)."""
+    P = xcodes.shape[0]
+    total = np.int64(1) << N
+    counts = np.zeros((P + 1, N + 1), dtype=np.int64)
+    for code in range(total):
+        first = P
+        for mu in range(P):
+            if N - 2 * _popcount(code ^ xcodes[mu]) <= thr:
+                first = mu
+                break
+        d = _popcount(code ^ ref) if with_ref else 0
+        counts[first, d] += 1
+    return counts
+
+
+@numba.njit(cache=True)
 def _pair_hist(codes, N):
     n = codes.shape[0]
     hist = np.zeros(N + 1, dtype=np.int64)
@@ -194,6 +244,15 @@ def _prepare(patterns, labels, kappa):
     kappa = float(check_range("kappa", kappa))
     At = np.ascontiguousarray((sig[:, None] * xi).T)
     return At, kappa * math.sqrt(N), N, P
+
+
+def _pattern_codes(At):
+    """Label-folded +-1 patterns as bit codes (None unless every entry is +-1)."""
+    if not np.all(np.abs(At) == 1.0):
+        return None
+    N = At.shape[0]
+    bits = (At > 0).astype(np.int64)                       # (N, P)
+    return np.ascontiguousarray(np.sum(bits << np.arange(N, dtype=np.int64)[:, None], axis=0))
 
 
 def codes_to_weights(codes, N):
@@ -250,6 +309,9 @@ def solutions_bitmask(patterns, labels, kappa=0.0):
         if N > 26:
             raise ValueError(f"with no patterns all 2^N codes are solutions; N must be <= 26 to list them, got {N}")
         return np.arange(np.int64(1) << N, dtype=np.int64)
+    xc = _pattern_codes(At)
+    if xc is not None:
+        return np.sort(_enum_codes_pop(xc, N, thr))
     return np.sort(_enum_codes(At, thr))
 
 
@@ -288,7 +350,11 @@ def prefix_counts(patterns, labels, kappa=0.0, reference=None) -> PrefixCounts:
         ref = np.int64(check_int("reference", reference, lo=0))
         if ref >> N:
             raise ValueError(f"reference must be a code in [0, 2^N), got {reference}")
-    counts = _enum_prefix(At, thr, ref, with_ref)
+    xc = _pattern_codes(At) if P else None
+    if xc is not None:
+        counts = _enum_prefix_pop(xc, N, thr, ref, with_ref)
+    else:
+        counts = _enum_prefix(At, thr, ref, with_ref)
     cum = np.cumsum(counts[::-1], axis=0)[::-1]      # cum[p, d] = sum_{k >= p} counts[k, d]
     n_sol = cum.sum(axis=1)
     cap = int(np.nonzero(n_sol > 0)[0].max())
