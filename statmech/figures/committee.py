@@ -28,6 +28,10 @@ def make(out_dir) -> list[Path]:
     k1 = [1, 3]
     a1 = [cm.tcm_capacity(k, "sign", "1rsb") for k in k1]
     ax[0].plot(k1, a1, "s", color="C3", label="sign, 1RSB")
+    kq = [5, 9, 15]
+    rq = [cm.tcm_capacity_1rsb_rqmc(k, log2_points=8) for k in kq]
+    ax[0].errorbar(kq, [r.alpha_c for r in rq], [r.extra["stderr"] for r in rq], fmt="D", ms=4, color="C3",
+                   mfc="none", label="sign, 1RSB (RQMC outer average)")
     Kmz = np.linspace(3, 25, 100)
     ax[0].plot(Kmz, cm.monasson_zecchina(Kmz), ":", color="C3", label=r"$(16/\pi)\sqrt{\ln K}$ (MZ, large K)")
     Kr = [2, 4, 6, 8]
