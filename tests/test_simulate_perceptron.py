@@ -219,11 +219,11 @@ def test_binary_teacher_student_annealed_formula():
 
 @pytest.mark.slow
 def test_binary_capacity_trend_slow():
-    """Finite-N capacity <P_c>/N (Krauth-Opper definition, +-1 patterns, odd N = 11..21)
+    """Finite-N capacity <P_c>/N (Krauth-Opper definition, +-1 patterns, odd N = 15..25)
     extrapolated linearly in 1/N is consistent with the Krauth-Mezard 0.8330786."""
-    Ns, vals, errs = [11, 13, 15, 17, 19, 21], [], []
+    Ns, vals, errs = [15, 17, 19, 21, 23, 25], [], []
     for N in Ns:
-        s = en.binary_storage_enumeration(N, 300, alpha_max=2.5, seed=9, progress=False)
+        s = en.binary_storage_enumeration(N, 300 if N < 25 else 200, alpha_max=2.5, seed=9, progress=False)
         assert not s.capacity_censored
         m, e = s.mean_capacity()
         a50, a50_err = s.alpha_50()
@@ -232,7 +232,7 @@ def test_binary_capacity_trend_slow():
         vals.append(m)
         errs.append(e)
     ex = fs.extrapolate(Ns, vals, errs)
-    assert ex.y_inf_err < 0.03
+    assert ex.y_inf_err < 0.04
     assert abs(ex.y_inf - 0.8330786) < 3 * ex.y_inf_err + 0.01
 
 
