@@ -52,7 +52,8 @@ Public API
     None, ``s`` (arclength), ``tangent`` (m, n+1), ``margin`` (stability margin);
     ``special_points`` (tuple of SpecialPoint, in arclength order), ``status``
     (why each end stopped), ``complete`` (both ends stopped at a p bound, a closed
-    loop or the domain boundary), ``steps``, ``rejected``, ``problem``;
+    loop or the domain boundary), ``steps``, ``rejected``, ``problem``, ``unlocated``
+    (special points bracketed between two steps whose location failed: (kind, p_a, p_b));
     ``branch[name]`` gives one order parameter as an array, ``branch.points(kind)``
     the special points of one kind, ``branch.plot(ax, y=...)``.
 
@@ -238,7 +239,7 @@ class Problem:
         if self.affine_in_p:  # F = A(x) + p B(x): exact difference
             return self.F(x, p + 1.0) - self.F(x, p)
         # fourth-order central differences
-        h = 2e-4 * max(1.0, abs(p))
+        h = 2e-5 * max(1.0, abs(p))
         return (8 * (self.F(x, p + h) - self.F(x, p - h)) - (self.F(x, p + 2 * h) - self.F(x, p - 2 * h))) / (12 * h)
 
     def f(self, x, p):
@@ -258,7 +259,7 @@ class Problem:
     def f_p(self, x, p):
         if self.affine_in_p:
             return self.f(x, p + 1.0) - self.f(x, p)
-        h = 2e-4 * max(1.0, abs(p))
+        h = 2e-5 * max(1.0, abs(p))
         return (8 * (self.f(x, p + h) - self.f(x, p - h)) - (self.f(x, p + 2 * h) - self.f(x, p - 2 * h))) / (12 * h)
 
     def margin(self, x, p, J=None):
@@ -379,6 +380,7 @@ class Branch:
     steps: int
     rejected: int
     problem: Problem = field(repr=False, default=None)
+    unlocated: tuple = ()
 
     def __len__(self):
         return self.p.size
@@ -565,6 +567,7 @@ class _Tracer:
         self.detect = set(detect)
         self.corr = _Corrector(prob)
         self.loc_tol = max(prob.tol * 1e-2, 1e-14)
+        self.unlocated = []
 
     # --------------------------------------------------------------- location
     def _y_at(self, a, sigma, cache, interp=False):
@@ -623,7 +626,7 @@ class _Tracer:
             # end with the smaller value (should not happen; recorded as residual)
             sig = 0.0 if abs(f0) < abs(f1) else float(h)
         else:
-            sig = brentq(phi, 0.0, h, xtol=1e-15 * max(1.0, abs(h)), rtol=4 * _EPS, maxiter=200)
+            sig = brentq(phi, 0.0, h, xtol=1e-14, rtol=4 * _EPS, maxiter=200)
         y = self._y_at(a, sig, cache, interp=bp)
         if bp:
             y = _polish_branch_point(self.prob, y, self.loc_tol, max_move=max(h, _wnorm(self.w, b.y - a.y)))
@@ -737,7 +740,9 @@ class _Tracer:
                 break
             if its <= 4:
                 h = min(h * 1.6, self.ds_max)
-            elif its >= 7:
+            elif its <= 5:
+                h = min(h * 1.25, self.ds_max)
+            elif its >= 8:
                 h = max(h * 0.6, self.ds_min)
         return pts, sps, status, steps, rejected
 
@@ -758,7 +763,13 @@ class _Tracer:
         out = []
         names = list(prob.events)
         for kind, idx in found:
-            y, t, sig, res = self._locate(kind, idx, a, b, h)
+            try:
+                y, t, sig, res = self._locate(kind, idx, a, b, h)
+            except ConvergenceError:
+                # bracketed but not located (corrector failure inside the step): report the
+                # bracket, never a wrong point
+                self.unlocated.append((kind, float(a.y[-1]), float(b.y[-1])))
+                continue
             out.append(SpecialPoint(
                 kind=kind, p=float(y[-1]), x=y[:-1].copy(), f=prob.f(y[:-1], y[-1]),
                 s=s0 + _wnorm(w, y - a.y), stable_before=bool(a.margin > 0), stable_after=bool(b.margin > 0),
@@ -1003,7 +1014,7 @@ def _trace_both(prob, tr, y0, t0, both, start_pt=None, free_first=False):
         rejected += rj
     if len(dirs) == 2:
         statuses = statuses  # (backward end, forward end)
-    return _assemble(prob, halves, statuses, steps, rejected)
+    return replace(_assemble(prob, halves, statuses, steps, rejected), unlocated=tuple(tr.unlocated))
 
 
 # =========================================================================== branch switching
@@ -1084,7 +1095,7 @@ def _closest_s(br, y):
 
 
 # =========================================================================== deflation
-def deflate(problem, p, starts=None, max_solutions=20, power=2.0, shift=1.0, maxiter=100):
+def deflate(problem, p, starts=None, max_solutions=20, power=2.0, shift=1.0, maxiter=40):
     """All solutions of ``F(x, p) = 0`` found by deflated Newton from the starts.
 
     Returns a list of :class:`SaddlePoint` (``order_params`` by name, ``thermo`` with
@@ -1195,7 +1206,8 @@ def _on_sheet(prob, br, sheet, p):
     seg = float(np.max(np.abs(br.x[i0 + k] - br.x[i0 + k - 1]))) + 1e-12
     r = newton(lambda xx: prob.F(xx, p), xg, lambda xx: prob.J(xx, p), tol=prob.tol, maxiter=30,
                raise_on_fail=False)
-    if not r.converged or np.max(np.abs(r.x - xg)) > 2 * seg:
+    # accept a Newton stalled at the rounding floor of F (within 1000 tol)
+    if not (r.converged or r.residual <= 1e3 * prob.tol) or np.max(np.abs(r.x - xg)) > 2 * seg:
         return None
     return r.x
 
@@ -1336,7 +1348,7 @@ def analyze(problem, p_min, p_max, *, starts=None, scan=3, ds=None, max_branches
     problem = _weighted(problem, p_min, p_max)
     starts = [problem.x0] if starts is None else [np.atleast_1d(np.asarray(s, dtype=float)) for s in starts]
     seeds = []
-    ps = [problem.p0] + (list(np.linspace(p_min, p_max, scan)) if scan else [])
+    ps = [problem.p0] + [v for v in (np.linspace(p_min, p_max, scan) if scan else []) if v != problem.p0]
     for pv in ps:
         if deflation:
             try:
@@ -1620,7 +1632,7 @@ def continue_point(problem, point, param, q_min, q_max, ds=0.01, **trace_kw):
         wz = np.concatenate([wx, [wp]])
     L = q_max - q_min
     wq = 1.0 / L ** 2 if math.isfinite(L) and L > 0 else 1.0
-    ext = Problem(residual=G, jacobian=JG, x0=z0, p0=q0, stability="none", tol=max(problem.tol * 0.1, 1e-13),
+    ext = Problem(residual=G, jacobian=JG, x0=z0, p0=q0, stability="none", tol=problem.tol,
                   p_name=param, weights=np.append(wz, wq))
     trace_kw.setdefault("detect", ("fold",))
     br = trace(ext, q_min, q_max, ds, **trace_kw)
@@ -1638,7 +1650,10 @@ def continue_point(problem, point, param, q_min, q_max, ds=0.01, **trace_kw):
 
 
 def curve_intersections(curve_a, curve_b):
-    """Points (q, p) where two lines of a phase diagram meet, refined by exact re-solves."""
+    """Points (q, p) where two lines of a phase diagram cross, refined by Brent on the exact
+    difference ``p_a(q) - p_b(q)`` (re-solved at each q); crossings of the polylines that the
+    exact lines do not confirm are dropped.  Lines that end on each other (a degenerate
+    extended system) are detected by comparing end points (see ``Curve.status``)."""
     from scipy.optimize import brentq
     out = []
     qa, pa, qb, pb = curve_a.q, curve_a.p, curve_b.q, curve_b.p
@@ -1662,12 +1677,14 @@ def curve_intersections(curve_a, curve_b):
             q, p = qg, pa[i] + st[0] * d1[1]
             try:
                 g = lambda qq: curve_a.p_at(qq) - curve_b.p_at(qq)
-                if hi > lo and g(lo) * g(hi) < 0:
-                    q = brentq(g, lo, hi, xtol=1e-14, rtol=4 * _EPS)
-                    p = curve_a.p_at(q)
+                if not (hi > lo and g(lo) * g(hi) < 0):
+                    continue  # segments cross but the exact lines do not (ends of degenerate lines)
+                q = brentq(g, lo, hi, xtol=1e-14, rtol=4 * _EPS)
+                p = curve_a.p_at(q)
             except (ConvergenceError, ValueError):
-                pass
-            out.append((float(q), float(p)))
+                continue
+            if not any(abs(q - o[0]) <= 1e-9 * (1 + abs(q)) for o in out):
+                out.append((float(q), float(p)))
     return out
 
 

@@ -271,3 +271,101 @@ def test_start_not_converging_raises():
     prob = Problem(residual=lambda x, p: np.array([x[0] ** 2 + 1.0 + p * 0]), x0=[0.5], p0=0.0)
     with pytest.raises(ConvergenceError):
         trace(prob, -1, 1)
+
+
+# ------------------------------------------------------------------ the models, from their free energy alone
+def _standin_scm(activation):
+    """Independent high-precision implementation of the SCM free energy (seed Eqs. 11 corrected,
+    12, 19, 20) in sympy, for mpmath root finding of the transition systems."""
+    R, S, C, a, K = sp.symbols("R S C alpha K")
+    if activation == "erf":
+        eg = sp.Rational(1, 3) + (K - 1) / sp.pi * (sp.asin(C / 2) - 2 * sp.asin(S / 2)) - 2 / sp.pi * sp.asin(R / 2)
+    else:
+        h = lambda u: u / 4 + sp.sqrt(1 - u ** 2) / (2 * sp.pi) + u * sp.asin(u) / (2 * sp.pi)
+        eg = (K + K * (K - 1) / (2 * sp.pi) - 2 * K * h(R) + K * (K - 1) * h(C) - 2 * K * (K - 1) * h(S)) / (2 * K)
+    s = sp.log(1 + (K - 1) * C - (R + (K - 1) * S) ** 2) / 2 + (K - 1) / 2 * sp.log(1 - C - (R - S) ** 2)
+    f = a * K * eg - s
+    xs = [R, S, C]
+    grad = [sp.diff(f, v) for v in xs]
+    hess = sp.Matrix([[sp.diff(g, v) for v in xs] for g in grad])
+    lam = lambda e: sp.lambdify([R, S, C, a, K], e, "mpmath")
+    return lam(f), [lam(g) for g in grad], lam(hess.det())
+
+
+def _mp_singular(activation, K, x, p):
+    """Solve grad f = 0, det Hess f = 0 (fold or branch point) with mpmath at 30 digits."""
+    import mpmath as mp
+    mp.mp.dps = 30
+    f, grad, det = _standin_scm(activation)
+    eqs = lambda R, S, C, a: [g(R, S, C, a, mp.mpf(K)) for g in grad] + [det(R, S, C, a, mp.mpf(K))]
+    sol = mp.findroot(eqs, [mp.mpf(v) for v in list(x) + [p]], tol=mp.mpf(10) ** -25)
+    return float(sol[3])
+
+
+def _mp_coexistence(activation, K, x1, x2, p):
+    import mpmath as mp
+    mp.mp.dps = 30
+    f, grad, _ = _standin_scm(activation)
+    Km = mp.mpf(K)
+
+    def eqs(R1, S1, C1, R2, S2, C2, a):
+        return ([g(R1, S1, C1, a, Km) for g in grad] + [g(R2, S2, C2, a, Km) for g in grad]
+                + [f(R1, S1, C1, a, Km) - f(R2, S2, C2, a, Km)])
+    sol = mp.findroot(eqs, [mp.mpf(v) for v in list(x1) + list(x2) + [p]], tol=mp.mpf(10) ** -25)
+    return float(sol[6])
+
+
+@pytest.mark.parametrize("activation,K,alpha_c", [("erf", 2.0, 23.675957245), ("relu", 2.0, 6.0940738933)])
+def test_scm_k2_continuous_transition_from_free_energy(activation, K, alpha_c):
+    from statmech.commands.phase_diagram import scm_transitions
+    tr = scm_transitions(K, activation)
+    assert tr["order"] == "second"
+    bp = tr["points"]["bp"]
+    assert abs(bp.x[0] - bp.x[1]) < 1e-9  # on the unspecialized branch R = S
+    assert tr["alpha_c"] == pytest.approx(alpha_c, abs=1e-8)  # published digits
+    assert tr["alpha_c"] == pytest.approx(_mp_singular(activation, K, bp.x, bp.p), abs=1e-9)
+
+
+@pytest.mark.parametrize("activation,K", [("erf", 5.0), ("erf", 2.5), ("relu", 3.0)])
+def test_scm_first_order_transitions_from_free_energy(activation, K):
+    """alpha_s (fold), alpha_c (coexistence), alpha_d (branch point) against mpmath solutions of the
+    independent systems; erf K = 5 alpha_s = 44.3378030 (published digits)."""
+    from statmech.commands.phase_diagram import scm_transitions
+    tr = scm_transitions(K, activation)
+    assert tr["order"] == "first" and tr["alpha_s"] < tr["alpha_c"] < tr["alpha_d"]
+    pts = tr["points"]
+    assert tr["alpha_s"] == pytest.approx(_mp_singular(activation, K, pts["fold"].x, pts["fold"].p), abs=1e-8)
+    assert tr["alpha_d"] == pytest.approx(_mp_singular(activation, K, pts["bp"].x, pts["bp"].p), abs=1e-8)
+    c = pts["coexistence"]
+    assert tr["alpha_c"] == pytest.approx(_mp_coexistence(activation, K, c.x1, c.x2, c.p), abs=1e-8)
+    if (activation, K) == ("erf", 5.0):
+        assert tr["alpha_s"] == pytest.approx(44.3378030, abs=6e-8)
+
+
+def test_binary_teacher_student_transition_found_by_engine():
+    from statmech import perceptron as P
+    prob = Problem(free_energy=lambda x, a: P.binary_teacher_student_free_entropy(x, a),
+                   gradient=lambda x, a: P.binary_teacher_student_gradient(x, a),
+                   hessian=lambda x, a: P.binary_teacher_student_hessian(x, a),
+                   x0=[0.3, 0.5], p0=0.5, stability="none", names=("R", "R_hat"), p_name="alpha",
+                   events={"entropy=0": lambda x, a: P.binary_teacher_student_free_entropy(x, a)},
+                   in_domain=lambda x, a: -1 < x[0] < 1 and x[1] >= 0, affine_in_p=True)
+    br = trace(prob, 0.5, 2.0, ds=0.01)
+    (ev,) = br.points("event")
+    (fold,) = br.points("fold")
+    ref = P.binary_teacher_student_transition()
+    assert ev.p == pytest.approx(ref.alpha_c, abs=1e-10) and abs(ev.p - 1.245) < 1e-3
+    assert fold.p == pytest.approx(ref.alpha_spinodal, abs=1e-10) and abs(fold.p - 1.49) < 5e-3
+    assert ev.value("R") == pytest.approx(ref.R_c, abs=1e-8)
+
+
+def test_binary_capacity_line_in_kappa():
+    from statmech import perceptron as P
+    from statmech.commands.phase_diagram import binary_storage_problem
+    prob = binary_storage_problem(0.0)
+    br = trace(prob, 0.05, 1.0, ds=0.01, max_steps=400)
+    (ev,) = [s for s in br.points("event") if s.name == "entropy=0"]
+    assert ev.p == pytest.approx(P.binary_capacity(0.0), abs=1e-10)
+    line = continue_point(prob, ev, "kappa", -0.5, 1.0, ds=0.02)
+    for k in (-0.5, 0.5, 1.0):
+        assert line.p_at(k) == pytest.approx(P.binary_capacity(k), abs=1e-9)
