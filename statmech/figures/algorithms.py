@@ -48,6 +48,17 @@ def success_curves(cfg=None):
     return out
 
 
+def metropolis_curve(cfg=None, alphas=(0.1, 0.2, 0.25, 0.3, 0.4), sweeps=2000):
+    """Baseline: P(solve) of Metropolis simulated annealing (energy = errors) at N = 1001."""
+    from ..simulate.algorithms import success_rate
+    cfg = cfg or _config()
+    res = success_rate(alphas, 1001, max(4, cfg["runs"] // 2), seed=2020, progress=True,
+                       algorithm="metropolis_annealing", sweeps=sweeps)
+    res["capacity"] = None
+    res["sweeps"] = sweeps
+    return res
+
+
 def _plot_rates(ax, res, label, color):
     from ..gaussian import H
     cap = res["capacity"]
@@ -59,19 +70,22 @@ def _plot_rates(ax, res, label, color):
     ax.errorbar(res["alpha"], res["p"], yerr=res["p_err"], fmt="o", color=color, label=lab, capsize=3)
 
 
-def fig_success(curves, out_dir):
+def fig_success(curves, out_dir, sa=None):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(5.5, 4))
     colors = ["C0", "C3", "C2"]
     for c, N in zip(colors, sorted({k[0] for k in curves})):
         res = curves[(N, "gamma=1")]
         _plot_rates(ax, res, f"N = {N} ({res['trials'][0]} runs/pt)", c)
+    if sa is not None:
+        ax.errorbar(sa["alpha"], sa["p"], yerr=sa["p_err"], fmt="s--", color="gray", capsize=3, ms=4,
+                    label=f"Metropolis SA baseline, N = 1001, {sa['sweeps']} sweeps ({sa['trials'][0]} runs/pt)")
     ax.axvline(0.833, color="gray", ls=":", lw=1)
     ax.text(0.835, 0.5, r"$\alpha_c=0.833$", rotation=90, color="gray", va="center", fontsize=8)
     ax.set_xlabel(r"$\alpha = P/N$")
     ax.set_ylabel("probability of solving")
     ax.set_title("Stochastic perceptron (thesis Fig. 2.8), $\\gamma=1$")
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=6.5, loc="center")
     ax.set_ylim(-0.05, 1.05)
     return save(fig, Path(out_dir) / "stochastic_perceptron_success.png")
 
@@ -225,14 +239,17 @@ def make(out_dir):
     cfg = _config()
     paths = []
     curves = success_curves(cfg)
-    paths.append(fig_success(curves, out_dir))
+    sa = metropolis_curve(cfg)
+    paths.append(fig_success(curves, out_dir, sa))
     paths.append(fig_gamma(curves, out_dir))
     paths.append(fig_energy(energy_vs_qstar(runs=2 if not _full() else 5), out_dir))
     tcm = tcm_success(cfg)
     paths.append(fig_tcm_success(tcm, out_dir, cfg["tcm_N"]))
     p, _ = tcm_path_data()
     paths.append(fig_tcm_path(p, out_dir, 303))
-    data = {"success": {f"N={k[0]} {k[1]}": {"alpha": v["alpha"].tolist(), "successes": v["successes"].tolist(),
+    data = {"metropolis": {"alpha": sa["alpha"].tolist(), "successes": sa["successes"].tolist(),
+                           "trials": sa["trials"].tolist(), "sweeps": sa["sweeps"]},
+            "success": {f"N={k[0]} {k[1]}": {"alpha": v["alpha"].tolist(), "successes": v["successes"].tolist(),
                                              "trials": v["trials"].tolist(),
                                              "alpha_c": None if v["capacity"] is None else v["capacity"].alpha_c,
                                              "alpha_c_ci": None if v["capacity"] is None else
