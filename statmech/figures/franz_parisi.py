@@ -2,8 +2,8 @@
 :mod:`statmech.simulate.fp_enumeration` only).
 
 * ``franz_parisi_fig27.png`` -- thesis Fig. 2.7 at alpha = 0.55: S_FP(d) around typical solutions
-  of the Ising and spherical perceptrons (with their alpha = 0 curves), and the entropy deficit
-  S_FP(d) - S_FP^{alpha=0}(d) that puts both on one scale.  The stochastic-perceptron curves of
+  of the Ising and spherical perceptrons (with their alpha = 0 curves), and the ratio
+  S_FP(d)/S_FP^{alpha=0}(d) that puts both on one scale (-> 1 for a dense neighbourhood).  The stochastic-perceptron curves of
   Fig. 2.7 are NOT drawn: that FP computation is not implemented (see docs/franz_parisi.md).
 * ``franz_parisi_crossing.png`` -- the zero crossing d0(alpha) of the Ising S_FP (typical
   solutions isolated below it) and the typical distance d_typ(alpha).
@@ -43,14 +43,14 @@ def _fig27(out):
     ax.set_xlabel("Hamming distance d")
     ax.set_ylabel("S_FP(d)  [log count / N]")
     ax.set_title(f"Ising perceptron, α = {alpha}")
-    ax.legend(fontsize=8)
-    ins = ax.inset_axes([0.52, 0.12, 0.44, 0.36])
+    ax.legend(fontsize=8, loc="upper left")
+    ins = ax.inset_axes([0.56, 0.07, 0.41, 0.3])
     m = d <= 0.03
     ins.plot(d[m], rb.entropy[m], "C3o-", ms=2)
     ins.axhline(0, color="k", lw=0.5)
     ins.set_xscale("log")
     ins.tick_params(labelsize=6)
-    ins.set_title("small d: S_FP < 0", fontsize=7)
+    ins.set_title("small d: S_FP < 0 (isolated)", fontsize=7)
     ax = axs[1]
     ax.plot(d, rs.entropy, "C0o-", ms=3, label="spherical, typical reference (RS)")
     ax.plot(d, free_s, "C0:", label="spherical, α = 0: ½ log 4d(1-d)")
@@ -60,12 +60,14 @@ def _fig27(out):
     ax.set_title(f"spherical perceptron, α = {alpha}")
     ax.legend(fontsize=8)
     ax = axs[2]
-    ax.plot(d, rb.entropy - free_b, "C3o-", ms=3, label="Ising")
-    ax.plot(d, rs.entropy - free_s, "C0o-", ms=3, label="spherical")
+    ax.plot(d, rb.entropy / free_b, "C3o-", ms=3, label="Ising: S_FP / H₂(d)")
+    ax.plot(d, rs.entropy / free_s, "C0o-", ms=3, label="spherical: S_FP / ½ log 4d(1-d)")
+    ax.axhline(0, color="k", lw=0.6)
+    ax.axhline(1, color="0.5", lw=0.6, ls=":")
     ax.set_xscale("log")
     ax.set_xlabel("d")
-    ax.set_ylabel("S_FP(d) - S_FP(d; α=0)")
-    ax.set_title("entropy deficit: isolated (Ising) vs dense (spherical)")
+    ax.set_ylabel("S_FP(d) / S_FP(d; α = 0)")
+    ax.set_title("ratio → 1: dense (spherical); < 0: isolated (Ising)", fontsize=10)
     ax.legend(fontsize=8)
     fig.text(0.5, -0.02, "Stochastic-perceptron curves of thesis Fig. 2.7 not computed "
              "(see docs/franz_parisi.md)", ha="center", fontsize=8, color="0.4")
@@ -107,7 +109,8 @@ def _enumeration(out):
         th = fp.binary_perceptron(r.P / N, dd)
         ax.plot(dd, th.entropy - fp.binary_entropy_free(dd), "-", color=f"C{i}", lw=1)
     ax.set_xlabel("Hamming distance d = k/N")
-    ax.set_ylabel("S_FP(d) - H₂(d)   (enumeration: (1/N)<log N_k> - (1/N) log C(N,k))")
+    ax.set_ylabel("entropy deficit S_FP(d) - H₂(d)")
+    ax.text(0.03, 0.04, "enumeration: (1/N)<log N_k> - (1/N) log C(N,k)", transform=ax.transAxes, fontsize=7)
     ax.set_title("Ising perceptron, Gaussian patterns: theory (lines) vs enumeration", fontsize=9)
     ax.legend(fontsize=7)
     return save(fig, Path(out) / "franz_parisi_enumeration.png")
