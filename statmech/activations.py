@@ -65,6 +65,7 @@ double quadrature): ~1e-16 absolute at the default level 5 (levels 4-7 agree to 
 Functions
 ---------
 gate_expectation(h, beta), esp(h, beta), esp_derivative(h, beta), log_partition(h, beta),
+partition_function(h, beta),
 esp_variance(h, beta), gate_variance(h, beta), esp_parameter_derivatives(h, beta),
 relu_pair_moment(rho), ESP(beta).
 """
@@ -80,7 +81,7 @@ import sympy as sp
 from .errors import check_finite, check_int, check_range
 from .symbolic import Scalar, kernels
 
-__all__ = ["Sigmoid", "Softplus", "gate_expectation", "esp", "esp_derivative", "log_partition",
+__all__ = ["Sigmoid", "Softplus", "partition_function", "gate_expectation", "esp", "esp_derivative", "log_partition",
            "esp_variance", "gate_variance", "esp_parameter_derivatives", "relu_pair_moment",
            "ESP", "ESPTransitions", "scm_transitions", "SWISH_MIN_X", "SWISH_MIN_VALUE"]
 
@@ -230,6 +231,15 @@ def log_partition(h, beta):
     """
     return _eval("log_partition", h, beta,
                  lambda x: np.where(x > 0, np.inf, np.where(x < 0, 0.0, math.log(2.0))))
+
+
+def partition_function(h, beta):
+    """Z(h, beta) = sum_{s=0,1} exp(beta s h) = 1 + e^{beta h} of one gate (seed 000 Eq. 2).
+
+    ``exp(log_partition)``; overflows to ``inf`` for beta h > 709.78 (use :func:`log_partition`).
+    """
+    with np.errstate(over="ignore"):
+        return np.exp(log_partition(h, beta))
 
 
 def gate_expectation(h, beta):

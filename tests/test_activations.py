@@ -117,6 +117,9 @@ def test_limits_numerically():
     assert A.esp(2.0, 0.0) == 1.0 and A.esp_derivative(-7.0, 0.0) == 0.5
     np.testing.assert_array_equal(A.esp_derivative([-1.0, 0.0, 2.0], math.inf), [0.0, 0.5, 1.0])
     assert A.log_partition(0.0, math.inf) == pytest.approx(math.log(2))
+    np.testing.assert_allclose(A.partition_function([-2.0, 0.0, 1.0], 0.7), 1 + np.exp(0.7 * np.array([-2.0, 0.0, 1.0])),
+                               rtol=1e-15)
+    assert A.partition_function(1e4, 1.0) == math.inf
 
 
 def test_swish_minimum_constants():
