@@ -60,14 +60,21 @@ width ``1/beta``); both are tanh--sinh rules (double-exponential convergence, no
 cut-off).  Derivatives follow from Price's theorem,
 ``d^n/d rho^n E[g(u)g(v)] = E[g^(n)(u) g^(n)(v)]``, computed the same way.  For
 ``beta = inf`` the ReLU closed forms are used.  Accuracy (tested against mpmath
-double quadrature): ~1e-16 absolute at the default level 5 (levels 4-7 agree to 1e-16) for 0.05 <= beta <= 1e4 and all rho in [-1, 1]; ~6 ms per value.
+double quadrature and a Gauss--Hermite brute force): ~1e-16 absolute at the default
+level 5 (levels 4-7 agree to 1e-16) for 0.05 <= beta <= 1e4 and all rho in [-1, 1];
+~6 ms per value.
+
+:func:`scm_transitions` runs :func:`statmech.scm.transitions` with ``ESP(beta)`` over a
+grid of beta (the (beta, alpha) phase diagram).  statmech.scm interpolates m(rho) by a
+degree-96 Chebyshev series, which limits the transition points to ~3e-5 absolute for
+beta >~ 50 (see ``ESPTransitions.interp_error`` and docs/activations.md).
 
 Functions
 ---------
-gate_expectation(h, beta), esp(h, beta), esp_derivative(h, beta), log_partition(h, beta),
-partition_function(h, beta),
-esp_variance(h, beta), gate_variance(h, beta), esp_parameter_derivatives(h, beta),
-relu_pair_moment(rho), ESP(beta).
+partition_function(h, beta), log_partition(h, beta), gate_expectation(h, beta),
+esp(h, beta), esp_derivative(h, beta), esp_variance(h, beta), gate_variance(h, beta),
+esp_parameter_derivatives(h, beta), relu_pair_moment(rho), ESP(beta),
+scm_transitions(K, betas).
 """
 from __future__ import annotations
 
