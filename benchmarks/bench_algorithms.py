@@ -6,6 +6,9 @@
   (``scipy.special.log_ndtr`` / ``ndtr`` for the loss and its gradient).
 * TCM exact Hessian (N = 303, K = 3) vs the finite-difference Hessian of the gradient a
   user would write (``scipy.optimize.approx_fprime`` on each gradient component).
+
+Run with single-threaded BLAS (``OPENBLAS_NUM_THREADS=1``) on a shared machine: threaded BLAS
+makes the numpy baselines erratic under load.
 """
 import math
 import sys
