@@ -56,7 +56,8 @@ def _SP():
         ell(u, V, gamma) = -log H(-u / sqrt(gamma V)),   u = sigma^mu a^mu.
     (The seed's Eq. 2.49 writes w_i in the numerator: it must be the mean m_i.)
     """
-    u, V, g = sp.symbols("u V gamma", positive=True)
+    u = sp.symbols("u", real=True)
+    V, g = sp.symbols("V gamma", positive=True)
     ell = -S.LogH(-u / sp.sqrt(g * V))
     return {"sp_ell": S.Scalar((u, V, g), (ell, sp.diff(ell, u), sp.diff(ell, V)))}
 
