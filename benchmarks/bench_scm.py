@@ -76,7 +76,18 @@ def run():
                      baseline_s=t_base, ratio=t_base / t_sm, rel_diff=rel,
                      notes="baseline: BFGS per point per branch (warm start) + FD Hessian; timed on 100 alphas x10; "
                            "rel_diff of R (specialized, alpha=20) is the BFGS tolerance"))
-    # ---- transitions K = 2..50 (direct solver) and the continuation engine on a few K
+    # ---- transitions K = 2..50: continuation engine (two-parameter lines in K), direct solver
+    for act in ("erf", "relu"):
+        scm.transitions([3, 4], act)
+        t0 = time.perf_counter()
+        sw = scm.transitions(list(range(2, 51)), act)
+        t_sw = time.perf_counter() - t0
+        dr = scm.transitions(list(range(2, 51)), act, method="direct")
+        rel = max(abs(getattr(a, k) - getattr(b, k)) / getattr(b, k) for a, b in zip(sw, dr)
+                  for k in ("alpha_s", "alpha_c", "alpha_d"))
+        rows.append(dict(name=f"transitions K=2..50 {act} (continuation engine, lines in K)", statmech_s=t_sw,
+                         baseline_s=None, ratio=None, rel_diff=rel,
+                         notes="rel_diff: max over K and alpha_s/c/d vs the direct solver"))
     for act in ("erf", "relu"):
         t0 = time.perf_counter()
         for K in range(2, 51):

@@ -1356,11 +1356,19 @@ def transitions(K, activation="erf", *, method="auto"):
     folds, branch points and coexistence found from the free energy, gradient and Hessian
     only), "direct" (the delta-parametrized solver above; about 0.05 s per K), or "auto"
     (continuation for finite K when the engine is available, direct otherwise).
+    ``K`` may be a sequence: then a list of :class:`Transitions`; with the engine, the fold,
+    coexistence and stability-change lines are continued in K (two-parameter continuation)
+    from one analysis at the smallest K > 2, which makes K = 2..50 take about a second.
     Accuracy: about 1e-10 relative (tests compare both methods and mpmath).
     """
-    K = _check_K(K)
     info = activation_info(activation)
     check_choice("method", method, ("auto", "continuation", "direct"))
+    if np.ndim(K) > 0:
+        Ks = [_check_K(k) for k in np.asarray(K, dtype=float).ravel()]
+        if method == "direct":
+            return [transitions(k, info, method="direct") for k in Ks]
+        return _transitions_sweep(info, Ks)
+    K = _check_K(K)
     if math.isinf(K):
         if info.dm0 <= 0:
             raise ValueError("activation must have E[g'(z)] != 0 for K = inf")
@@ -1377,34 +1385,44 @@ def transitions(K, activation="erf", *, method="auto"):
     return _transitions_direct(info, K)
 
 
-def continuation_problem(K, activation="erf", alpha0=0.0, x0=(0.0, 0.0, 0.0)):
-    """The site-symmetric beta f as a :class:`statmech.continuation.Problem` in x = (R, S, C), p = alpha.
+def continuation_problem(K, activation="erf", alpha0=0.0, x0=(0.0, 0.0, 0.0), tol=None):
+    """The site-symmetric beta f as a :class:`statmech.continuation.Problem`, p = alpha.
 
-    Free energy, gradient and Hessian are the generated kernels of seed Eq. 20 (eps_g
-    corrected); ``params = {"K": K}`` so the engine can also continue points in K.
+    Order parameters y = (R, (K-1) S, (K-1) C) (``names`` "R", "KS", "KC"): the collective
+    scaling keeps the Hessian well conditioned at large K (S, C = O(1/K)); x0 is given in
+    (R, S, C).  Free energy, gradient and Hessian are the generated kernels of seed Eq. 20
+    (eps_g corrected), transformed linearly; ``params = {"K": K}``.  ``tol`` defaults to
+    1e-12 (1 + alpha0 K), the rounding floor of the gradient.
     """
     from . import continuation as ct
     K = _check_K(K, allow_inf=False)
     info = activation_info(activation)
     k = _kern
 
-    def fg(x, p, K):
-        return k.fgh(info.code, info.cc, info.m0, info.m1, float(p), float(K), float(x[0]), float(x[1]), float(x[2]))
+    def M(K):
+        return np.array([1.0, 1.0 / (K - 1.0), 1.0 / (K - 1.0)])
 
-    def f(x, p, K):
-        return fg(x, p, K)[0]
+    def fg(y, p, K):
+        x = M(K) * np.asarray(y, dtype=float)
+        return k.fgh(info.code, info.cc, info.m0, info.m1, float(p), float(K), x[0], x[1], x[2])
 
-    def g(x, p, K):
-        return np.array(fg(x, p, K)[1:4])
+    def f(y, p, K):
+        return fg(y, p, K)[0]
 
-    def h(x, p, K):
-        o = fg(x, p, K)
-        return np.array([[o[4], o[5], o[6]], [o[5], o[7], o[8]], [o[6], o[8], o[9]]])
+    def g(y, p, K):
+        return M(K) * np.array(fg(y, p, K)[1:4])
 
-    def dom(x, p):
-        return bool(p >= 0 and k.in_domain(K, float(x[0]), float(x[1]), float(x[2])))
-    return ct.Problem(free_energy=f, gradient=g, hessian=h, x0=np.asarray(x0, dtype=float), p0=float(alpha0),
-                      params={"K": K}, in_domain=dom, names=("R", "S", "C"), p_name="alpha", tol=1e-11)
+    def h(y, p, K):
+        o = fg(y, p, K)
+        m = M(K)
+        return np.array([[o[4], o[5], o[6]], [o[5], o[7], o[8]], [o[6], o[8], o[9]]]) * np.outer(m, m)
+
+    def dom(y, p):
+        x = M(K) * np.asarray(y, dtype=float)
+        return bool(p >= 0 and k.in_domain(K, x[0], x[1], x[2]))
+    tol = 1e-12 * (1.0 + abs(alpha0) * K) if tol is None else tol
+    return ct.Problem(free_energy=f, gradient=g, hessian=h, x0=np.asarray(x0, dtype=float) / M(K), p0=float(alpha0),
+                      params={"K": K}, in_domain=dom, names=("R", "KS", "KC"), p_name="alpha", tol=max(tol, 1e-11))
 
 
 def _transitions_continuation(info, K):
@@ -1423,22 +1441,32 @@ def _transitions_continuation(info, K):
     p_top = float(1.15 * grid[bad[0]] + 1.0)
     top = _spec_starts_at(info, K, p_top)
     u_top = _unspecialized_path(info, K, p_top)
-    starts = [u_top[:3]] + [r[:3] for r in top.values()]
     prob = continuation_problem(K, info, p_top, u_top[:3])
+    scale = np.array([1.0, K - 1.0, K - 1.0])
+    starts = [u_top[:3] * scale] + [r[:3] * scale for r in top.values()]
     an = ct.analyze(prob, 0.0, p_top, starts=starts, scan=0, ds=0.01)
 
-    def rs(x):
-        return float(x[0] - x[1])
+    def rs(y):
+        return float(y[0] - y[1] / (K - 1.0))
 
     def is_u(x):
-        return abs(rs(x)) <= 1e-7 * (1 + abs(x[0]))
+        return abs(rs(x)) <= 1e-6 * (1 + abs(x[0]))
     sps = an.special_points
     ad = [sp.p for sp in sps if sp.kind in ("stability_change", "branch_point") and is_u(sp.x)]
     details = {"solver": "continuation", "branches": len(an.branches),
-               "special_points": [(sp.kind, float(sp.p), tuple(map(float, sp.x))) for sp in sps]}
+               "special_points": [(sp.kind, float(sp.p), tuple(map(float, sp.x / scale))) for sp in sps]}
     if not ad:
         raise ConvergenceError("continuation: no instability of the R = S branch found", diagnostics={"K": K})
     alpha_d = float(min(ad))
+    # polish: the engine's branch-point location is limited by the conditioning at large K;
+    # refine alpha_d by Brent on the smallest Hessian eigenvalue of the R = S branch near it
+    details["alpha_d_engine"] = alpha_d
+    try:
+        U = _UCache(info, K)
+        lo, hi = alpha_d * (1 - 1e-4), alpha_d * (1 + 1e-4)
+        alpha_d = float(root_scalar(lambda a: U.row(a)[6], (lo, hi), xtol=1e-14, rtol=1e-15).x[0])
+    except ConvergenceError:
+        pass
     folds = [sp for sp in sps if sp.kind == "fold" and rs(sp.x) > 1e-7 * (1 + abs(sp.x[0])) and sp.p < alpha_d]
     afold = [sp for sp in sps if sp.kind == "fold" and rs(sp.x) < -1e-7 * (1 + abs(sp.x[0])) and sp.p < alpha_d]
     details["anti_specialized_fold"] = float(min(sp.p for sp in afold)) if afold else None
@@ -1448,14 +1476,96 @@ def _transitions_continuation(info, K):
         if not spec:
             raise ConvergenceError("continuation: no specialized branch found", diagnostics={"K": K})
         return Transitions(K, info.name, alpha_d, alpha_d, alpha_d, 2, details)
-    alpha_s = float(min(sp.p for sp in folds))
+    fold = min(folds, key=lambda sp: sp.p)
+    alpha_s = float(fold.p)
     cx = [c for c in an.coexistence
           if c.stable1 and c.stable2 and ((is_u(c.x1) and rs(c.x2) > 1e-7) or (is_u(c.x2) and rs(c.x1) > 1e-7))]
     alpha_c = float(min(c.p for c in cx)) if cx else None
     if alpha_c is None:
         raise ConvergenceError("continuation: no coexistence of the specialized and unspecialized minima",
                                diagnostics={"K": K})
+    sc = [sp for sp in sps if sp.kind == "stability_change" and is_u(sp.x)]
+    details["_engine"] = {"problem": prob, "fold": fold, "coexistence": min(cx, key=lambda c: c.p),
+                          "stability_change": min(sc, key=lambda sp: sp.p) if sc else None}
     return Transitions(K, info.name, alpha_s, alpha_c, alpha_d, 1, details)
+
+
+def _transitions_sweep(info, Ks):
+    """Transitions at many K through the engine's two-parameter continuation: one analysis at
+    the smallest K > 2, then the fold (alpha_s), the coexistence point (alpha_c) and the stability
+    change of R = S (alpha_d) are continued in K and re-solved exactly at every requested K
+    (``Curve.p_at``).  K <= 2 (second order), K = inf and any K the lines do not reach are
+    computed one by one."""
+    from . import continuation as ct
+    res = {}
+    big = sorted(k for k in set(Ks) if math.isfinite(k) and k > 2.0)
+    curves = {}
+    if len(big) >= 2:
+        try:
+            t0 = _transitions_continuation(info, big[0])
+            eng = t0.details.get("_engine") if t0.order == 1 else None
+        except ConvergenceError:
+            eng = None
+        if eng is not None:
+            res[big[0]] = t0
+            for key, pt in (("alpha_s", eng["fold"]), ("alpha_c", eng["coexistence"]),
+                            ("alpha_d", eng["stability_change"])):
+                if pt is None:
+                    continue
+                try:
+                    curves[key] = ct.continue_point(eng["problem"], pt, "K", big[0], big[-1], ds=0.05)
+                except (ConvergenceError, ValueError, np.linalg.LinAlgError):
+                    pass
+    last_d = (big[0], res[big[0]].alpha_d) if big and big[0] in res else None
+    for K in big[1:]:
+        if "alpha_s" not in curves or "alpha_c" not in curves:
+            break
+        vals = {}
+        try:
+            for key in ("alpha_s", "alpha_c"):
+                vals[key] = curves[key].p_at(K)
+        except (ConvergenceError, ValueError):
+            continue
+        det = {"solver": "continuation (two-parameter in K)"}
+        try:
+            vals["alpha_d"] = curves["alpha_d"].p_at(K)
+        except (KeyError, ConvergenceError, ValueError):
+            guess = None if last_d is None or last_d[1] is None else last_d[1] * K / last_d[0]
+            vals["alpha_d"] = _alpha_d_direct(info, K, guess)
+            det["alpha_d_solver"] = "direct (R = S branch beyond the continued line)"
+        last_d = (K, vals["alpha_d"])
+        res[K] = Transitions(K, info.name, vals["alpha_s"], vals["alpha_c"], vals["alpha_d"], 1, det)
+    out = []
+    for K in Ks:
+        if K not in res:
+            res[K] = transitions(K, info)
+        out.append(res[K])
+    return out
+
+
+def _alpha_d_direct(info, K, guess=None):
+    """alpha_d by Brent on the smallest Hessian eigenvalue along the R = S branch (saddle core);
+    with ``guess`` first within [0.8, 1.25] x guess."""
+    U = _UCache(info, K)
+    if guess is not None:
+        try:
+            lo, hi = 0.8 * guess, 1.25 * guess
+            if U.row(lo)[6] > 0 and U.row(hi)[6] < 0:
+                return float(root_scalar(lambda a: U.row(a)[6], (lo, hi), xtol=1e-14, rtol=1e-15).x[0])
+        except ConvergenceError:
+            pass
+    amax = 40.0 * math.pi * K + 400.0
+    grid = np.concatenate([[0.0], np.geomspace(0.05, amax, 600)])
+    out = _trace(info, K, grid, np.zeros(3), True)
+    ok = out[:, 9] == 1.0
+    ev = np.where(ok, out[:, 6], np.nan)
+    idx = np.where(ok[:-1] & ok[1:] & (ev[:-1] > 0) & (ev[1:] <= 0))[0]
+    if not idx.size:
+        return None
+    i = idx[0]
+    for a, r in ((grid[i], out[i]), (grid[i + 1], out[i + 1])):
+        U.pts[float(a)] = r
+    return float(root_scalar(lambda a: U.row(a)[6], (grid[i], grid[i + 1]), xtol=1e-14, rtol=1e-15).x[0])
 
 
 def infinite_K_branch(R, activation="relu"):

@@ -446,3 +446,15 @@ def test_finite_K_fold_against_mpmath():
     p = [q for q in scm.equilibria(tr.alpha_s + 1e-3, K, "erf") if q.branch == "specialized"][0]
     sol = findroot(lambda a, R, S, C: eqs(a, R, S, C), (tr.alpha_s, p.R, p.S, p.C))
     assert float(sol[0]) == pytest.approx(tr.alpha_s, rel=1e-9)
+
+
+def test_transitions_sweep_in_K_by_two_parameter_continuation():
+    Ks = [2, 3, 4, 6, 9, 13, 20]
+    for act in ("erf", "relu"):
+        sw = scm.transitions(Ks, act)
+        assert any(t.details["solver"].startswith("continuation (two-parameter") for t in sw)
+        for t, K in zip(sw, Ks):
+            d = scm.transitions(K, act, method="direct")
+            assert t.K == K and t.order == d.order
+            for key in ("alpha_s", "alpha_c", "alpha_d"):
+                assert getattr(t, key) == pytest.approx(getattr(d, key), rel=1e-8)

@@ -108,7 +108,7 @@ def make(out_dir):
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.8))
     Ks = np.arange(2, 31)
     for a, act in ((ax[0], "erf"), (ax[1], "relu")):
-        trs = [scm.transitions(int(K), act, method="direct") for K in Ks]
+        trs = scm.transitions([int(K) for K in Ks], act)  # continuation engine, lines continued in K
         for key, mk, lab in (("alpha_s", "o", r"$\alpha_s$"), ("alpha_c", "s", r"$\alpha_c$"), ("alpha_d", "^", r"$\alpha_d$")):
             y = np.array([np.nan if getattr(t, key) is None else getattr(t, key) for t in trs])
             a.plot(Ks, y, mk + "-", ms=3, label=lab)
