@@ -637,7 +637,18 @@ def _solve_family(problem, d, ref_entropy, q_typ):
             res.append(_assemble(problem, float(dd), float(pp), info, info.x, ref_entropy, d_typ))
     if d_arr.ndim == 0:
         return res[0]
-    return stack(res, d_arr.shape, model=problem.kind)
+    eigs = [r.hessian_eigenvalues for r in res]
+    mixed = any(e is None for e in eigs) and not all(e is None for e in eigs)
+    if mixed:
+        # the exact typical point has no Hessian (degenerate parametrization): never fill with
+        # NaN; the per-point eigenvalues (None there) go to extra
+        from dataclasses import replace
+        n = next(len(e) for e in eigs if e is not None)
+        res = [replace(r, hessian_eigenvalues=np.zeros(n)) if r.hessian_eigenvalues is None else r for r in res]
+    out = stack(res, d_arr.shape, model=problem.kind)
+    if mixed:
+        out = replace(out, hessian_eigenvalues=None, extra={"hessian_eigenvalues": eigs})
+    return out
 
 
 def binary_perceptron(alpha, d, kappa=0.0):

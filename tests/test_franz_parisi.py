@@ -320,3 +320,12 @@ def test_cli_entropy_and_bad_arguments():
     p = subprocess.run([sys.executable, "-m", "statmech", "franz-parisi", "entropy", "--alpha", "0.5",
                         "--d", "0.9"], capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "d must be" in p.stderr
+
+
+def test_typical_point_inside_array_has_no_nan():
+    ref = fp.equilibrium_spherical(0.5)
+    r = fp.spherical_perceptron(0.5, [ref.d_typical, 0.3])
+    assert r.entropy[0] == ref.entropy and r.entropy[1] < ref.entropy
+    for v in (r.entropy, r.q1, r.t, r.replicon, r.dS_dd, r.residual):
+        assert np.all(np.isfinite(np.asarray(v, dtype=float)))
+    assert r.hessian_eigenvalues is None and r.extra["hessian_eigenvalues"][0] is None
