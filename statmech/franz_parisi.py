@@ -1098,7 +1098,9 @@ def stochastic_energy(alpha, q_star, beta=20.0):
     through ``M1 = <|m|>`` and with the other replicas' through ``t_s``; the error is the
     probability that it is negative (labels absorbed in the patterns).
     Returns a SaddlePoint with ``energy`` (fraction of misclassified training patterns).
-    ``q_star`` may be an array.
+    ``q_star`` may be an array (sorted values are fastest: the RS branch is continued in q_star).
+    Raises ConvergenceError where the continued RS branch becomes unphysical (free entropy above
+    log 2; at alpha = 0.55, beta = 20 this happens between q_star = 0.80 and 0.85).
     """
     alpha, qs, beta = _check_sto(alpha, q_star, beta)
 
@@ -1108,6 +1110,10 @@ def stochastic_energy(alpha, q_star, beta=20.0):
         if not sig2 > 0:
             raise ConvergenceError("stochastic_energy: binarized-field variance not positive",
                                    diagnostics={"q_star": float(q), "sigma_b^2": sig2})
+        if r.free_entropy > math.log(2.0):
+            raise ConvergenceError("stochastic_energy: the RS solution is unphysical here (free entropy "
+                                   "exceeds log 2, the log-volume of the box [-1, 1]); RS fails at this q_star",
+                                   diagnostics={"q_star": float(q), "free_entropy": r.free_entropy})
         E = _sto_energy_value(r)
         return SaddlePoint("franz_parisi.stochastic_energy", {"alpha": alpha, "q_star": float(q), "beta": beta},
                            {"q_m": r.q_m, "q_hat": r.q_hat, "A": r.A, "t_s": r.t_s, "M1": r.M1},

@@ -11,7 +11,7 @@
   entropy deficit at alpha ~ 0.5.
 * ``franz_parisi_stochastic_energy.png`` -- thesis Eq. 2.54: training error of sign(m) vs q* for
   the stochastic perceptron at equilibrium (alpha = 0.55, beta = 20), the theory curve of
-  Figs. 2.6/2.9.
+  Figs. 2.6/2.9 (RS, physical range q* <= 0.8).
 """
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def _enumeration(out):
 def _stochastic_energy(out):
     import matplotlib.pyplot as plt
     from .. import franz_parisi as fp
-    q = np.array([0.3, 0.4, 0.5, 0.6, 0.7])
+    q = np.array([0.3, 0.4, 0.5, 0.6, 0.7, 0.74, 0.78, 0.8])
     r = fp.stochastic_energy(0.55, q, 20.0)
     fig, ax = plt.subplots(figsize=(5.2, 3.8))
     ax.plot(q, r.energy, "C2o-", label="RS equilibrium theory (Eq. 2.54), β = 20")
