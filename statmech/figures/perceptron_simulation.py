@@ -82,39 +82,42 @@ def _enumeration_figure(out, th):
         ax.plot(a, th.binary_storage(a).thermo["entropy"], "k-", lw=1.2, label="RS entropy")
         ax.axvline(th.binary_capacity(0.0), color="k", ls="--", lw=0.8, label=r"$\alpha_c = 0.8331$ (KM)")
     ax.plot([0, 1], [np.log(2), 0], "k:", lw=0.8, label=r"annealed $(1-\alpha)\ln 2$")
-    caps = {}
     for N, mk in [(13, "o"), (17, "s"), (21, "^")]:
-        s = en.binary_storage_enumeration(N, 80 if N < 21 else 40, alpha_max=2.5, seed=2024,
+        s = en.binary_storage_enumeration(N, 80 if N < 21 else 40, alpha_max=0.8, seed=2024,
                                           dist="gaussian", progress=False)
         alpha, sv, se, sat = s.entropy()
         k = (sat > 0.9) & (alpha > 0)
         ax.errorbar(alpha[k], sv[k], se[k], fmt=mk, ms=3.5, capsize=1.5, label=f"enumeration N = {N}")
-        caps[N] = s.mean_capacity()
     ax.set_xlabel(r"$\alpha$")
     ax.set_ylabel(r"$\langle \ln \mathcal{N}_{sol}\rangle / N$")
     ax.set_title(r"Ising perceptron, $\kappa = 0$ (Gaussian patterns)")
     ax.set_ylim(0, 0.72)
     ax.legend(fontsize=7)
     ax = axes[1]
-    for N in (11, 15, 19, 23):
-        if N not in caps:
-            s = en.binary_storage_enumeration(N, 80 if N < 23 else 30, alpha_max=2.5, seed=2024,
-                                              dist="gaussian", progress=False)
-            caps[N] = s.mean_capacity()
+    caps = {}
+    for N in (11, 13, 15, 17, 19, 21, 23):   # +-1 patterns (Krauth-Opper setting, popcount path)
+        s = en.binary_storage_enumeration(N, 300, alpha_max=2.5, seed=9, progress=False)
+        caps[N] = s.mean_capacity()
     Ns = np.array(sorted(caps), float)
     v = np.array([caps[int(n)][0] for n in Ns])
     e = np.array([caps[int(n)][1] for n in Ns])
-    ex = extrapolate(Ns, v, e)
-    ax.errorbar(1 / Ns, v, e, fmt="o", ms=4, capsize=2, label=r"$\langle P_c\rangle/N$ (enumeration)")
-    xx = np.linspace(0, 1 / Ns.min() * 1.05, 50)
+    big = Ns >= 15
+    ex = extrapolate(Ns[big], v[big], e[big])
+    ax.errorbar(1 / Ns, v, e, fmt="o", ms=4, capsize=2, label=r"$\langle P_c\rangle/N$ (enumeration, $\pm1$ patterns)")
+    xx = np.linspace(0, 1 / 15 * 1.05, 50)
     ax.plot(xx, ex.y_inf + ex.coef[0] * xx, "-", lw=0.8,
-            label=rf"fit $a + b/N$: $a = {ex.y_inf:.3f} \pm {ex.y_inf_err:.3f}$")
+            label=rf"fit $a + b/N$ ($N \geq 15$): $a = {ex.y_inf:.3f} \pm {ex.y_inf_err:.3f}$")
+    w = 1 / e[Ns >= 17] ** 2
+    plateau = np.sum(w * v[Ns >= 17]) / w.sum()
+    ax.axhspan(plateau - w.sum() ** -0.5, plateau + w.sum() ** -0.5, xmin=0.0, xmax=1.0, color="C2", alpha=0.25,
+               label=rf"weighted mean $N \geq 17$: ${plateau:.3f} \pm {w.sum() ** -0.5:.3f}$")
     ax.plot([0], [0.8330786], "k*", ms=9, label="Krauth-Mezard 0.8331")
-    ax.plot([0], [4 / np.pi], "kx", ms=7, label=r"Gardner-Derrida $4/\pi$")
+    ax.annotate(r"RS $q\to1$ (Gardner-Derrida): $4/\pi = 1.273$", (0.02, 0.95), xycoords="axes fraction",
+                fontsize=7, va="top")
     ax.set_xlabel("1/N")
     ax.set_ylabel("finite-N capacity")
     ax.set_title("Ising perceptron capacity vs size")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="lower right")
     return save(fig, out / "perceptron_enumeration_entropy.png")
 
 
