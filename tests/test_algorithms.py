@@ -382,3 +382,18 @@ def test_tcm_path_without_test_set_has_no_nan():
     assert p.line_test_errors is None and p.path_test_errors is None
     assert np.all(np.isfinite(p.path_train_errors)) and np.all(np.isfinite(p.path_loss))
     assert p.max_path_train_errors == 0.0  # Gamma(t) stays in the version space
+
+
+def test_cli_simulate(capsys):
+    import json
+
+    from statmech.cli import main
+    assert main(["simulate", "stochastic-perceptron", "--N", "101", "--alpha", "0.3", "--seed", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["solved"] is True and out["errors"] == 0 and out["P"] == 30 and 0 < out["q_star"] <= 1
+    assert main(["simulate", "clipped-hebb", "--N", "101", "--alpha", "0.5", "--teacher", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["algorithm"] == "clipped_hebb"
+    assert main(["simulate", "stochastic-perceptron", "--N", "100"]) == 2
+    assert "N must be an odd" in capsys.readouterr().err
+    assert main(["simulate", "stochastic-perceptron", "--gamma-rate", "2"]) == 2
+    assert main(["simulate", "tcm-train", "--method", "adam"]) == 2
