@@ -391,6 +391,13 @@ def test_version_space_R_vs_theory_N150_slow():
         assert s.mixed_fraction[k] >= 0.75
 
 
+def test_version_space_without_data_is_uniform():
+    """alpha = 0: the student is uniform on the sphere, R = 0 within 1/sqrt(N)-sized errors."""
+    s = vs.spherical_teacher_student_sampling(40, [0.0], 4, n_sweeps=200, seed=1, progress=False)
+    assert abs(s.R[0]) < 4 * s.R_err[0] and s.R_err[0] < 0.2
+    assert abs(s.q[0]) < 4 * s.q_err[0]
+
+
 def test_gelman_rubin_detects_unmixed():
     rng = np.random.default_rng(0)
     good = rng.standard_normal((3, 500))

@@ -191,6 +191,8 @@ def _extreme_start(A, rng, teacher_unit):
     from scipy.optimize import linprog
     P, N = A.shape
     c = rng.standard_normal(N)
+    if P == 0:                       # no constraint: a random point of the ball
+        return 0.5 * c / np.linalg.norm(c)
     scale = np.linalg.norm(A, axis=1, keepdims=True)
     res = linprog(c, A_ub=-A / scale, b_ub=np.zeros(P), bounds=[(-1.0, 1.0)] * N, method="highs")
     v = res.x if res.status == 0 else -c
