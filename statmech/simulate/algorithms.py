@@ -722,7 +722,8 @@ def success_rate(alphas, N, runs, *, seed=0, algorithm="stochastic_perceptron", 
     ``algorithm`` (``"stochastic_perceptron"`` or ``"metropolis_annealing"``) is run with
     the keyword arguments ``kw``.  Instance and algorithm seeds are derived from ``seed``, so
     the result is reproducible.  Returns a dict with ``alpha``, ``successes``, ``trials``,
-    ``p`` (fraction), ``p_err`` (binomial standard error), ``epochs`` (list per alpha) and
+    ``p`` (fraction), ``p_err`` (binomial standard error sqrt(p(1-p)/runs) with p(1-p) floored at
+    1/(4 runs), so that 0/runs and runs/runs get a non-zero bar), ``epochs`` (list per alpha) and
     ``seconds`` (list per alpha).
     """
     import time
