@@ -529,6 +529,14 @@ def _sts_one(alpha, guess=None):
         return SaddlePoint("perceptron.spherical_teacher_student", params, {"R": 0.0, "q": 0.0},
                            {"entropy": 0.0, "generalization_error": 0.5}, True, 0.0, 0,
                            np.array([-0.5]), 1.0, True)
+    if alpha < _TINY_ALPHA:
+        # first order in alpha is exact in double precision: R = 2 alpha/pi (T2 at R -> 0),
+        # entropy = 2 alpha E[H(0) log H(0)] = -alpha log 2 (T1), eps = 1/2 - R/pi
+        R = 2.0 * alpha / math.pi
+        return SaddlePoint("perceptron.spherical_teacher_student", params, {"R": R, "q": R},
+                           {"entropy": -alpha * math.log(2.0), "generalization_error": 0.5 - R / math.pi},
+                           True, 0.0, 0, np.array([-0.5]), 1.0, True,
+                           {"one_minus_R": 1.0, "note": "first-order small-alpha expansion"})
 
     la = math.log(alpha)
 
