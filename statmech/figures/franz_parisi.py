@@ -60,8 +60,9 @@ def _fig27(out):
     ax.set_title(f"spherical perceptron, α = {alpha}")
     ax.legend(fontsize=8)
     ax = axs[2]
-    ax.plot(d, rb.entropy / free_b, "C3o-", ms=3, label="Ising: S_FP / H₂(d)")
-    ax.plot(d, rs.entropy / free_s, "C0o-", ms=3, label="spherical: S_FP / ½ log 4d(1-d)")
+    k = d < 0.45  # the alpha = 0 spherical entropy vanishes at d = 1/2
+    ax.plot(d[k], rb.entropy[k] / free_b[k], "C3o-", ms=3, label="Ising: S_FP / H₂(d)")
+    ax.plot(d[k], rs.entropy[k] / free_s[k], "C0o-", ms=3, label="spherical: S_FP / ½ log 4d(1-d)")
     ax.axhline(0, color="k", lw=0.6)
     ax.axhline(1, color="0.5", lw=0.6, ls=":")
     ax.set_xscale("log")
