@@ -293,8 +293,10 @@ def test_storage_raises_when_quadrature_is_too_coarse():
 
 @pytest.mark.slow
 def test_at_line_K3():
-    a = cm.tcm_at_line(3)
-    assert 1.5 < a < 2.0
+    a = cm.tcm_at_line(3, level=2)
+    assert a == pytest.approx(1.7299, abs=2e-3)
+    r = cm.tcm_storage(a, 3, level=2)
+    assert abs(r.replicon) < 1e-6
     assert cm.tcm_at_line(1) == 2.0
 
 
@@ -349,3 +351,11 @@ def test_1rsb_grid_inner_and_rqmc_outer_agree_with_multiset_rule():
         qmc.Sobol(d=3, scramble=True, seed=s).random_base2(9))), q0, y, *cm._GL8).mean() for s in range(4)]
     se = np.std(vals, ddof=1) / 2
     assert abs(np.mean(vals) - cm._energ_1rsb(3, q0, y, 10, 4)) < 5 * se + 1e-5
+
+
+@pytest.mark.slow
+def test_1rsb_rqmc_matches_multiset_K5_and_grows_slower_than_rs():
+    r5 = cm.tcm_capacity_1rsb_rqmc(5)
+    assert abs(r5.alpha_c - 3.620) < 4 * r5.extra["stderr"] + 2e-3
+    r9 = cm.tcm_capacity_1rsb_rqmc(9, log2_points=9)
+    assert r5.alpha_c < r9.alpha_c < cm.tcm_capacity(9)
