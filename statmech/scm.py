@@ -1005,8 +1005,15 @@ def _spec_starts_at(info, K, alpha):
     return best
 
 
-def learning_curve(K, activation="erf", alphas=None):
+def learning_curve(K, activation="erf", alphas=None, *, method="newton"):
     """All branches of stationary points of beta f (seed Eq. 20) over a sorted alpha grid.
+
+    ``method="continuation"``: the branches (including the unstable specialized saddle branch
+    between a fold and the bifurcation of R = S) are traced by the continuation engine
+    (:func:`statmech.continuation.analyze`) through folds; every monotone sheet is then
+    re-solved exactly at the grid points (numba Newton warm-started from the engine's points).
+    Branch names get a suffix ``-unstable`` (saddle sheets) and ``-2``, ``-3`` for repeats.
+    ``method="newton"`` (default, fastest) is described below.
 
     The unspecialized branch (R = S) is traced upward from alpha = 0 (2-D Newton in (R, C)
     on R = S, warm-started with a secant predictor); the specialized (R > S) and
@@ -1025,6 +1032,9 @@ def learning_curve(K, activation="erf", alphas=None):
         raise ValueError("alphas must be a non-empty array of alpha >= 0")
     if np.any(np.diff(alphas) < 0):
         raise ValueError("alphas must be sorted in increasing order")
+    check_choice("method", method, ("newton", "continuation"))
+    if method == "continuation":
+        return _learning_curve_continuation(info, K, alphas)
     branches = {}
     if alphas[0] > 0:
         x0 = _unspecialized_path(info, K, float(alphas[0]))[:3]
@@ -1402,20 +1412,24 @@ def continuation_problem(K, activation="erf", alpha0=0.0, x0=(0.0, 0.0, 0.0), to
     def M(K):
         return np.array([1.0, 1.0 / (K - 1.0), 1.0 / (K - 1.0)])
 
+    code, cc, m0, m1, fgh = info.code, info.cc, info.m0, info.m1, k.fgh
+
     def fg(y, p, K):
-        x = M(K) * np.asarray(y, dtype=float)
-        return k.fgh(info.code, info.cc, info.m0, info.m1, float(p), float(K), x[0], x[1], x[2])
+        K = float(K)
+        c = 1.0 / (K - 1.0)
+        return fgh(code, cc, m0, m1, float(p), K, float(y[0]), float(y[1]) * c, float(y[2]) * c), c
 
     def f(y, p, K):
-        return fg(y, p, K)[0]
+        return fg(y, p, K)[0][0]
 
     def g(y, p, K):
-        return M(K) * np.array(fg(y, p, K)[1:4])
+        o, c = fg(y, p, K)
+        return np.array((o[1], o[2] * c, o[3] * c))
 
     def h(y, p, K):
-        o = fg(y, p, K)
-        m = M(K)
-        return np.array([[o[4], o[5], o[6]], [o[5], o[7], o[8]], [o[6], o[8], o[9]]]) * np.outer(m, m)
+        o, c = fg(y, p, K)
+        c2 = c * c
+        return np.array(((o[4], o[5] * c, o[6] * c), (o[5] * c, o[7] * c2, o[8] * c2), (o[6] * c, o[8] * c2, o[9] * c2)))
 
     def dom(y, p):
         x = M(K) * np.asarray(y, dtype=float)
@@ -1590,3 +1604,66 @@ def infinite_K_branch(R, activation="relu"):
         out["alpha"][i], out["free_energy"][i], out["curvature"][i], out["generalization_error"][i] = a, o[0], o[2], o[3]
     out["R"] = R
     return out
+
+
+def _learning_curve_continuation(info, K, alphas):
+    from . import continuation as ct
+    top = float(alphas[-1])
+    if top <= 0:
+        raise ValueError("alphas must contain a value > 0 for method='continuation'")
+    u_top = _unspecialized_path(info, K, top)
+    spec = _spec_starts_at(info, K, top)
+    scale = np.array([1.0, K - 1.0, K - 1.0])
+    prob = continuation_problem(K, info, top, u_top[:3])
+    an = ct.analyze(prob, 0.0, top, starts=[u_top[:3] * scale] + [r[:3] * scale for r in spec.values()],
+                    scan=0, ds=0.01)
+    branches = {}
+    n = alphas.size
+    for b in an.branches:
+        X = b.x / scale
+        P = b.p
+        # monotone sheets in p (cut at folds)
+        d = np.sign(np.diff(P))
+        rs = X[:, 0] - X[:, 1]
+        cls = np.where(np.abs(rs) <= 1e-7 * (1 + np.abs(X[:, 0])), 0, np.sign(rs))
+        cuts = sorted(set([0, P.size] + [i + 1 for i in range(1, d.size) if d[i] != d[i - 1] and d[i] != 0]
+                          + [i + 1 for i in range(cls.size - 1) if cls[i] != cls[i + 1] and cls[i] * cls[i + 1] != 0]))
+        for a0, a1 in zip(cuts[:-1], cuts[1:]):
+            lo, hi = max(a0 - 1, 0), a1
+            ps, xs = P[lo:hi], X[lo:hi]
+            if ps.size < 2:
+                continue
+            order = np.argsort(ps)
+            ps, xs = ps[order], xs[order]
+            out = np.full((n, 12), np.nan)
+            out[:, 9] = 0.0
+            tol_a = 1e-6 * (1 + ps[-1])
+            inside = (alphas >= ps[0] - tol_a) & (alphas <= ps[-1] + tol_a)
+            for i in np.where(inside)[0]:
+                x0 = np.array([np.interp(alphas[i], ps, xs[:, j]) for j in range(3)])
+                unspec = abs(x0[0] - x0[1]) <= 1e-7 * (1 + abs(x0[0]))
+                row = _trace(info, K, alphas[i:i + 1], x0, unspec)[0]
+                if row[9] == 1.0 and np.max(np.abs(row[:3] - x0)) < 1e-2:
+                    out[i] = row
+            ok = out[:, 9] == 1.0
+            if not ok.any():
+                continue
+            sel = out[ok]
+            rsd = np.median(sel[:, 0] - sel[:, 1])
+            name = "unspecialized" if abs(rsd) <= 1e-7 else ("specialized" if rsd > 0 else "anti-specialized")
+            if np.mean(out[ok, 6] > 0) < 0.5:
+                name += "-unstable"
+            key, k = name, 2
+            while key in branches:
+                key = f"{name}-{k}"
+                k += 1
+            branches[key] = _branch_from(key, alphas, out)
+    names = list(branches)
+    F = np.stack([np.where(branches[m].stable, branches[m].free_energy, np.inf) for m in names])
+    best = np.argmin(F, axis=0)
+    have = np.isfinite(F.min(axis=0))
+    eq = {"branch": np.array([names[b] if h else "" for b, h in zip(best, have)])}
+    for key in ("R", "S", "C", "generalization_error", "free_energy"):
+        vals = np.stack([getattr(branches[m], key) for m in names])
+        eq[key] = np.where(have, vals[best, np.arange(n)], np.nan)
+    return LearningCurve(K, info.name, alphas, branches, eq)

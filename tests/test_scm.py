@@ -458,3 +458,15 @@ def test_transitions_sweep_in_K_by_two_parameter_continuation():
             assert t.K == K and t.order == d.order
             for key in ("alpha_s", "alpha_c", "alpha_d"):
                 assert getattr(t, key) == pytest.approx(getattr(d, key), rel=1e-8)
+
+
+def test_learning_curve_through_the_engine_finds_the_saddle_branch():
+    alphas = np.linspace(0.0, 80.0, 161)
+    lc = scm.learning_curve(5, "erf", alphas, method="continuation")
+    ref = scm.learning_curve(5, "erf", alphas)
+    tr = scm.transitions(5, "erf", method="direct")
+    sad = lc.branches["specialized-unstable"]
+    a = alphas[sad.exists & ~sad.stable]
+    assert a.min() > tr.alpha_s and a.max() < tr.alpha_d  # the saddle connects the fold to the bifurcation
+    np.testing.assert_array_equal(lc.equilibrium["branch"], ref.equilibrium["branch"])
+    np.testing.assert_allclose(lc.equilibrium["R"], ref.equilibrium["R"], rtol=1e-10, atol=1e-14)
