@@ -54,7 +54,7 @@ def test_entropy_equals_equilibrium_at_typical_distance(model):
 
 
 def test_dS_dd_matches_finite_difference():
-    d = np.array([0.1 - 1e-4, 0.1, 0.1 + 1e-4])
+    d = np.array([0.22 - 1e-4, 0.22, 0.22 + 1e-4])
     r = fp.binary_perceptron(0.5, d)
     fd = (r.entropy[2] - r.entropy[0]) / 2e-4
     assert r.dS_dd[1] == pytest.approx(fd, rel=1e-5)
@@ -226,15 +226,15 @@ def test_boundary_solution_is_rejected():
 
 
 def test_result_report_and_shapes():
-    d = np.array([[0.2, 0.25], [0.3, 0.4]])
+    d = np.array([[0.25], [0.4]])
     r = fp.binary_perceptron(0.5, d)
-    assert r.entropy.shape == (2, 2) and r.q1.shape == (2, 2)
+    assert r.entropy.shape == (2, 1) and r.q1.shape == (2, 1)
     assert np.all(r.converged) and np.all(np.isfinite(r.entropy))
-    assert r.hessian_eigenvalues.shape == (2, 2, 5)
+    assert r.hessian_eigenvalues.shape == (2, 1, 5)
     assert np.all(r.replicon > 0) and np.all(r.rs_stable)
     s = fp.binary_perceptron(0.5, 0.25)
     assert all(v > 0 for v in s.extra["margins"].values())
-    assert s.entropy == pytest.approx(r.entropy[0, 1], abs=1e-10)
+    assert s.entropy == pytest.approx(r.entropy[0, 0], abs=1e-10)
 
 
 @pytest.mark.parametrize("call,match", [
@@ -313,7 +313,7 @@ def test_cli_entropy_and_bad_arguments():
     import subprocess
     import sys
     p = subprocess.run([sys.executable, "-m", "statmech", "franz-parisi", "entropy", "--alpha", "0.5",
-                        "--d", "0.3", "--json"], capture_output=True, text=True)
+                        "--d", "0.3", "--weights", "spherical", "--json"], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["entropy"][0] < out["entropy_equilibrium"][0]

@@ -38,13 +38,13 @@ def _fig27(out):
     ax.plot(d, free_b, "C3:", label="Ising, α = 0: H₂(d)")
     ax.axhline(0, color="k", lw=0.6)
     ax.axvline(d0, color="C3", lw=0.6, ls="--")
-    ax.annotate(f"d₀ = {d0:.6f}", (d0, 0), textcoords="offset points", xytext=(6, -28), fontsize=8, color="C3")
+    ax.annotate(f"d₀ = {d0:.6f}", (d0, 0), textcoords="offset points", xytext=(8, 12), fontsize=8, color="C3")
     ax.plot([rb.d_typical[0]], [rb.entropy_equilibrium[0]], "k*", ms=8, label="(d_typ, S_eq)")
     ax.set_xlabel("Hamming distance d")
     ax.set_ylabel("S_FP(d)  [log count / N]")
     ax.set_title(f"Ising perceptron, α = {alpha}")
     ax.legend(fontsize=8, loc="upper left")
-    ins = ax.inset_axes([0.56, 0.07, 0.41, 0.3])
+    ins = ax.inset_axes([0.56, 0.45, 0.41, 0.26])
     m = d <= 0.03
     ins.plot(d[m], rb.entropy[m], "C3o-", ms=2)
     ins.axhline(0, color="k", lw=0.5)
@@ -60,7 +60,7 @@ def _fig27(out):
     ax.set_title(f"spherical perceptron, α = {alpha}")
     ax.legend(fontsize=8)
     ax = axs[2]
-    k = d < 0.45  # the alpha = 0 spherical entropy vanishes at d = 1/2
+    k = d < 0.3  # the alpha = 0 spherical entropy vanishes at d = 1/2 (ratio meaningless there)
     ax.plot(d[k], rb.entropy[k] / free_b[k], "C3o-", ms=3, label="Ising: S_FP / H₂(d)")
     ax.plot(d[k], rs.entropy[k] / free_s[k], "C0o-", ms=3, label="spherical: S_FP / ½ log 4d(1-d)")
     ax.axhline(0, color="k", lw=0.6)
