@@ -196,7 +196,7 @@ def tricritical():
     """f = -p x^2/2 - q x^3/3 + x^4/4: BP line p = 0, spinodal p = -q^2/4, coexistence p = -2 q^2/9;
     all three meet at q = 0 (first order turning second order)."""
     return Problem.from_sympy(-p * x ** 2 / 2 - q * x ** 3 / 3 + x ** 4 / 4, [x], p, params=[q],
-                              param_values={"q": 1.0}, x0=[0.0], p0=-1.0)
+                              param_values={"q": 1.0}, x0=[0.0], p0=-1.0, tol=1e-12)
 
 
 def test_two_parameter_lines_exact():
@@ -287,9 +287,14 @@ def _standin_scm(activation):
     f = a * K * eg - s
     xs = [R, S, C]
     grad = [sp.diff(f, v) for v in xs]
-    hess = sp.Matrix([[sp.diff(g, v) for v in xs] for g in grad])
+    hess = [[sp.diff(g, v) for v in xs] for g in grad]
     lam = lambda e: sp.lambdify([R, S, C, a, K], e, "mpmath")
-    return lam(f), [lam(g) for g in grad], lam(hess.det())
+    hl = [[lam(e) for e in row] for row in hess]
+
+    def det(*args):
+        import mpmath as mp
+        return mp.det(mp.matrix([[e(*args) for e in row] for row in hl]))
+    return lam(f), [lam(g) for g in grad], det
 
 
 def _mp_singular(activation, K, x, p):
@@ -315,6 +320,19 @@ def _mp_coexistence(activation, K, x1, x2, p):
     return float(sol[6])
 
 
+@pytest.mark.parametrize("activation,K,key,published,tol", [
+    ("erf", 2.0, "alpha_c", 23.675957245, 1e-8), ("relu", 2.0, "alpha_c", 6.0940738933, 1e-9),
+    ("erf", 5.0, "alpha_s", 44.3378030, 6e-8)])
+def test_scm_published_transitions_from_free_energy(activation, K, key, published, tol):
+    """The engine on the SCM free energy alone reproduces the published digits."""
+    from statmech.commands.phase_diagram import scm_transitions
+    tr = scm_transitions(K, activation)
+    assert tr["order"] == ("second" if K == 2 else "first")
+    assert tr[key] == pytest.approx(published, abs=tol)
+    assert tr["alpha_s"] <= tr["alpha_c"] <= tr["alpha_d"]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("activation,K,alpha_c", [("erf", 2.0, 23.675957245), ("relu", 2.0, 6.0940738933)])
 def test_scm_k2_continuous_transition_from_free_energy(activation, K, alpha_c):
     from statmech.commands.phase_diagram import scm_transitions
@@ -326,6 +344,7 @@ def test_scm_k2_continuous_transition_from_free_energy(activation, K, alpha_c):
     assert tr["alpha_c"] == pytest.approx(_mp_singular(activation, K, bp.x, bp.p), abs=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("activation,K", [("erf", 5.0), ("erf", 2.5), ("relu", 3.0)])
 def test_scm_first_order_transitions_from_free_energy(activation, K):
     """alpha_s (fold), alpha_c (coexistence), alpha_d (branch point) against mpmath solutions of the
