@@ -388,3 +388,12 @@ def test_binary_capacity_line_in_kappa():
     line = continue_point(prob, ev, "kappa", -0.5, 1.0, ds=0.02)
     for k in (-0.5, 0.5, 1.0):
         assert line.p_at(k) == pytest.approx(P.binary_capacity(k), abs=1e-9)
+
+
+def test_phase_diagram_cli_rejects_bad_ranges(capsys):
+    from statmech.cli import main
+    for args in (["scm", "--K", "5:2"], ["scm", "--K", "0.5:3"], ["scm", "--K", "two:five"],
+                 ["perceptron", "--kappa", "1"], ["scm", "--activation", "tanh"]):
+        assert main(["phase-diagram", *args]) == 2, args
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
