@@ -429,6 +429,11 @@ _RS_LEVEL = {1: 4, 3: 3, 5: 1}
 
 
 def _rs_nodes(level):
+    """1-d rule for the RS averages: tanh-sinh level (int >= 0) with a break at t = 0, or
+    ("gh", n) for an n-point Gauss-Hermite rule (used as an independent check rule)."""
+    if isinstance(level, tuple):
+        z, w = gs.gauss_hermite(level[1])
+        return np.ascontiguousarray(z), np.ascontiguousarray(w)
     z, w = gs.piecewise_nodes([0.0], level)
     keep = w > 0
     return np.ascontiguousarray(z[keep]), np.ascontiguousarray(w[keep])
@@ -465,9 +470,11 @@ def _storage_one(alpha, K, level, guess=None, tol=math.inf):
     l0, d, fro = _rs_averages(K, q, level)
     gsv, dgs, d2gs = _eqs.gs_rs(q)
     entropy = gsv + alpha * l0
-    # accuracy estimate: the same quantities on the next-coarser rule at the same q
-    # (an upper estimate of the error of the default rule)
-    lc, dc, froc = _rs_averages(K, q, level - 1)
+    # accuracy estimate: the same quantities on the next-coarser tanh-sinh rule at the same q
+    # (an upper estimate of the error), or for K = 5 at level 1 (where level 0 is useless) on
+    # an independent 36-point Gauss-Hermite rule
+    check = ("gh", 36) if (K >= 5 and level <= 1) else level - 1
+    lc, dc, froc = _rs_averages(K, q, check)
     rc = q + alpha * math.sqrt((1.0 - q) / q) * dc
     # Hessian of s(q) (1-d): derivative of ds/dq = r(q)/(2(1-q)^2) by central differences
     h = 1e-5 * min(q, 1 - q)
