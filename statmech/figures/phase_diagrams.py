@@ -95,8 +95,6 @@ def _scm_diagram(out, activation, K_max):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for lab, c in res["lines"].items():
         col, ls, text = _STYLE[lab]
-        if activation == "relu" and lab == "alpha_d":
-            text = r"$\alpha_c = \alpha_d$ (continuous transition, branch point)"
         ax.plot(c.q, c.p, ls, color=col, label=text)
         ks = [k for k in range(2, int(K_max) + 1) if c.q.min() <= k <= c.q.max()]
         vals = []
