@@ -939,9 +939,10 @@ def equilibria(alpha, K, activation="erf", *, include_saddles=False, full_space=
 # ============================================================================ learning curves
 @dataclass(frozen=True)
 class Branch:
-    """One branch of stationary points over the alpha grid (NaN where it does not exist).
+    """One branch of stationary points over the alpha grid.
 
-    ``exists`` (n,) bool; ``R, S, C, free_energy, generalization_error, entropy`` (n,);
+    ``exists`` (n,) bool; ``R, S, C, free_energy, generalization_error, entropy`` (n,) masked
+    arrays (masked where the branch does not exist);
     ``hessian_eigenvalues`` (n, 3) in (R, S, C); ``stable`` (n,) bool: a local minimum in
     the site-symmetric space.
     """
@@ -976,8 +977,9 @@ class LearningCurve:
 
 def _branch_from(name, alphas, out):
     ok = out[:, 9] == 1.0
-    return Branch(name, alphas, ok, out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy(), out[:, 3].copy(),
-                  out[:, 4].copy(), out[:, 5].copy(), out[:, 6:9].copy(), ok & (out[:, 6] > 0))
+    mk = lambda a: np.ma.masked_invalid(a.copy())  # masked (never NaN) where the branch does not exist
+    return Branch(name, alphas, ok, mk(out[:, 0]), mk(out[:, 1]), mk(out[:, 2]), mk(out[:, 3]),
+                  mk(out[:, 4]), mk(out[:, 5]), mk(out[:, 6:9]), ok & (out[:, 6] > 0))
 
 
 def _cut_at_merge(out, sign):
@@ -1053,13 +1055,13 @@ def learning_curve(K, activation="erf", alphas=None, *, method="newton"):
         branches[name] = _branch_from(name, alphas, out)
     # thermodynamic state: lowest free energy among the stable branches
     names = list(branches)
-    F = np.stack([np.where(branches[n].stable, branches[n].free_energy, np.inf) for n in names])
+    F = np.stack([np.where(branches[n].stable, np.ma.filled(branches[n].free_energy, np.inf), np.inf) for n in names])
     best = np.argmin(F, axis=0)
     have = np.isfinite(F.min(axis=0))
     eq = {"branch": np.array([names[b] if h else "" for b, h in zip(best, have)])}
     for key in ("R", "S", "C", "generalization_error", "free_energy"):
-        vals = np.stack([getattr(branches[n], key) for n in names])
-        eq[key] = np.where(have, vals[best, np.arange(alphas.size)], np.nan)
+        vals = np.stack([np.ma.filled(getattr(branches[n], key), np.nan) for n in names])
+        eq[key] = np.ma.masked_invalid(np.where(have, vals[best, np.arange(alphas.size)], np.nan))
     return LearningCurve(K, info.name, alphas, branches, eq)
 
 
@@ -1659,11 +1661,11 @@ def _learning_curve_continuation(info, K, alphas):
                 k += 1
             branches[key] = _branch_from(key, alphas, out)
     names = list(branches)
-    F = np.stack([np.where(branches[m].stable, branches[m].free_energy, np.inf) for m in names])
+    F = np.stack([np.where(branches[m].stable, np.ma.filled(branches[m].free_energy, np.inf), np.inf) for m in names])
     best = np.argmin(F, axis=0)
     have = np.isfinite(F.min(axis=0))
     eq = {"branch": np.array([names[b] if h else "" for b, h in zip(best, have)])}
     for key in ("R", "S", "C", "generalization_error", "free_energy"):
-        vals = np.stack([getattr(branches[m], key) for m in names])
-        eq[key] = np.where(have, vals[best, np.arange(n)], np.nan)
+        vals = np.stack([np.ma.filled(getattr(branches[m], key), np.nan) for m in names])
+        eq[key] = np.ma.masked_invalid(np.where(have, vals[best, np.arange(n)], np.nan))
     return LearningCurve(K, info.name, alphas, branches, eq)

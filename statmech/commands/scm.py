@@ -93,9 +93,10 @@ def _curve(args):
                          for k, b in lc.branches.items()},
             "equilibrium": lc.equilibrium}
     lines = ["alpha  branch  R  S  C  eps_g"]
+    eq = {k: np.ma.filled(v, np.nan) if k != "branch" else v for k, v in lc.equilibrium.items()}
     for i, a in enumerate(lc.alpha):
-        lines.append(f"{a:.6g}  {lc.equilibrium['branch'][i]}  {lc.equilibrium['R'][i]:.8g}  {lc.equilibrium['S'][i]:.8g}  "
-                     f"{lc.equilibrium['C'][i]:.8g}  {lc.equilibrium['generalization_error'][i]:.8g}")
+        lines.append(f"{a:.6g}  {eq['branch'][i]}  {eq['R'][i]:.8g}  {eq['S'][i]:.8g}  "
+                     f"{eq['C'][i]:.8g}  {eq['generalization_error'][i]:.8g}")
     return emit(args, data, "\n".join(lines))
 
 
