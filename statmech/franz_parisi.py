@@ -1073,12 +1073,17 @@ def stochastic_reference(alpha, q_star, beta=20.0):
     where ``<.>`` is the site measure ``exp(-A m^2/2 + sqrt(q_hat) z m)`` on [-1, 1].
     ``q_star`` may be an array.  ``thermo`` holds the free entropy (per weight, Lebesgue
     measure on the box) and the auxiliary overlaps ``t_s = E_z[<sign m><m>]`` and
-    ``M1 = E_z<|m|>`` used by :func:`stochastic_energy`.
+    ``M1 = E_z<|m|>`` used by :func:`stochastic_energy`.  Raises ConvergenceError where the
+    continued RS branch is unphysical (free entropy above log 2).
     """
     alpha, qs, beta = _check_sto(alpha, q_star, beta)
 
     def one(q, guess=None):
         r = _stochastic_reference(alpha, float(q), beta)
+        if r.free_entropy > math.log(2.0):
+            raise ConvergenceError("stochastic_reference: the RS solution is unphysical here (free entropy "
+                                   "exceeds log 2, the log-volume of the box [-1, 1]); RS fails at this q_star",
+                                   diagnostics={"q_star": float(q), "free_entropy": r.free_entropy})
         return SaddlePoint("franz_parisi.stochastic_reference", {"alpha": alpha, "q_star": float(q), "beta": beta},
                            {"q_m": r.q_m, "q_hat": r.q_hat, "A": r.A, "t_s": r.t_s, "M1": r.M1},
                            {"free_entropy": r.free_entropy}, True, r.residual, r.iterations)
