@@ -397,3 +397,16 @@ def test_phase_diagram_cli_rejects_bad_ranges(capsys):
         assert main(["phase-diagram", *args]) == 2, args
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_scm_lines_in_continuous_K_match_direct_analysis():
+    """alpha_s, alpha_c, alpha_d continued in K from K = 5 down to the non-integer K = 2.5 agree
+    with a fresh one-parameter analysis at K = 2.5 (two independent paths, 1e-8)."""
+    from statmech.commands.phase_diagram import scm_problem, scm_transitions
+    t5 = scm_transitions(5.0, "erf")
+    t25 = scm_transitions(2.5, "erf")
+    prob = scm_problem(5.0, "erf")
+    for key, pt in (("alpha_s", "fold"), ("alpha_c", "coexistence"), ("alpha_d", "bp")):
+        line = continue_point(prob, t5["points"][pt], "K", 2.4, 5.0, ds=0.03)
+        assert line.p_at(2.5) == pytest.approx(t25[key], abs=1e-8), key
+    assert 29.58 < t25["alpha_s"] < t25["alpha_c"] < t25["alpha_d"] < 30.3
