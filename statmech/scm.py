@@ -39,8 +39,12 @@ Public API
 ``free_energy(alpha, K, R, S, C, activation, derivatives=False)``,
 ``full_hessian(alpha, K, R, S, C, activation)`` (the K^2 + K(K-1)/2 individual overlaps),
 ``equilibria(alpha, K, activation)``, ``learning_curve(K, activation, alphas)``,
-``transitions(K, activation)``, ``alpha_of_R_single_unit(R, activation)`` and
-``single_unit(alpha, activation)`` (K = 1, seed Eqs. 29-33).
+``transitions(K or [K...], activation, method="auto")`` (through the continuation engine
+:mod:`statmech.continuation`, lines continued in K for sequences; ``method="direct"`` uses
+the saddle core only), ``continuation_problem(K, activation)``,
+``infinite_K_branch(R, activation)``, ``pair_moment(rho, activation)``,
+``alpha_of_R_single_unit(R, activation)`` and ``single_unit(alpha, activation)``
+(K = 1, seed Eqs. 29-33).  Simulation: :func:`statmech.simulate.gibbs_scm`.
 See ``docs/scm.md`` for the derivations, corrections and validation numbers.
 """
 from __future__ import annotations
