@@ -410,3 +410,13 @@ def test_scm_lines_in_continuous_K_match_direct_analysis():
         line = continue_point(prob, t5["points"][pt], "K", 2.4, 5.0, ds=0.03)
         assert line.p_at(2.5) == pytest.approx(t25[key], abs=1e-8), key
     assert 29.58 < t25["alpha_s"] < t25["alpha_c"] < t25["alpha_d"] < 30.3
+
+
+def test_scm_grid_sweep_matches_direct(tmp_path):
+    from statmech.commands.phase_diagram import scm_grid, scm_transitions
+    from statmech.sweep import load
+    res = scm_grid("erf", [2, 3], tmp_path / "grid.json", executor="serial", progress=False)
+    pts, stored = load(tmp_path / "grid.json")
+    assert [p["K"] for p in pts] == [2.0, 3.0] and stored == res
+    assert res[0]["order"] == "second" and res[1]["order"] == "first"
+    assert res[1]["alpha_c"] == pytest.approx(scm_transitions(3.0, "erf")["alpha_c"], abs=1e-12)

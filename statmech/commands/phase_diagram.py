@@ -25,8 +25,8 @@ import math
 
 import numpy as np
 
-__all__ = ["scm_problem", "scm_transitions", "scm_lines", "binary_storage_problem", "perceptron_lines",
-           "register"]
+__all__ = ["scm_problem", "scm_transitions", "scm_lines", "scm_grid", "binary_storage_problem",
+           "perceptron_lines", "register"]
 
 _SCM_STARTS = ([0.05, 0.05, 0.0], [0.9, 0.0, 0.0], [0.1, 0.3, 0.0])
 
@@ -154,6 +154,22 @@ def scm_lines(activation="erf", K_min=2.0, K_max=50.0, K0=None, ds=0.02):
     return {"lines": lines, "meet": meet, "K0": K0, "transitions_K0": {k: tr[k] for k in ("alpha_s", "alpha_c", "alpha_d", "order")}}
 
 
+def scm_point(point):
+    """alpha_s, alpha_c, alpha_d at one grid point ``{"K": K, "activation": act}`` (picklable,
+    for :func:`statmech.sweep.sweep`)."""
+    tr = scm_transitions(float(point["K"]), point.get("activation", "erf"))
+    return {k: tr[k] for k in ("alpha_s", "alpha_c", "alpha_d", "order")}
+
+
+def scm_grid(activation, Ks, out, executor=None, workers=None, progress=True):
+    """:func:`scm_transitions` on a grid of K by :func:`statmech.sweep.sweep` (process pool by
+    default, checkpointed next to ``out``, resumable, atomic JSON)."""
+    from ..sweep import grid, sweep
+    pts = grid(K=[float(k) for k in Ks], activation=[activation])
+    return sweep(scm_point, pts, out, executor=executor, workers=workers, progress=progress,
+                 desc=f"SCM {activation} transitions")
+
+
 # ============================================================================ perceptrons
 def binary_storage_problem(kappa=0.0, alpha0=0.05):
     """Continuation problem of the binary-perceptron RS free entropy (perceptron Eq. B1) in
@@ -209,6 +225,8 @@ def register(sub):
     s.add_argument("--K", default="2:20", help="K range MIN:MAX (K > 1, continuous; default 2:20)")
     s.add_argument("--K0", type=float, default=None, help="K at which the lines are started (default 5 erf, 3 relu)")
     s.add_argument("--out", default=None, help="write the lines as JSON to this file (atomically)")
+    s.add_argument("--sweep", action="store_true",
+                   help="also analyze every integer K independently (parallel sweep, checkpointed to OUT.grid.json)")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=_run_scm)
     q = ms.add_parser("perceptron", help="perceptron capacities versus the stability kappa")
@@ -239,6 +257,12 @@ def _run_scm(args):
             except Exception:  # outside the traced part of the line
                 row[lab] = None
         table.append(row)
+    if args.sweep:
+        Ks = list(range(int(math.ceil(K_min)), int(math.floor(K_max)) + 1))
+        grid_out = (args.out + ".grid.json") if args.out else "scm_grid.json"
+        direct = scm_grid(args.activation, Ks, grid_out)
+        for row, d in zip(table, direct):
+            row.update({f"{k}_direct": d[k] for k in ("alpha_s", "alpha_c", "alpha_d")})
     data = {"model": "scm", "activation": args.activation, "K_range": [K_min, K_max], "K0": res["K0"],
             "at_K0": res["transitions_K0"], "lines": {k: _curve_dict(c) for k, c in lines.items()},
             "meet": [{"lines": [a, b], "K": q, "alpha": p} for a, b, q, p in res["meet"]],
