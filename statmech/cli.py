@@ -77,8 +77,19 @@ def float_or_inf(s):
 
 
 def build_parser():
-    parser = ArgumentParser(prog="statmech", description=__doc__.split("\n\n")[0],
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(
+        prog="statmech",
+        description="Statistical mechanics of learning: capacities, order parameters, entropies, "
+                    "free energies and phase diagrams, with convergence reports.",
+        epilog="examples:\n"
+               "  statmech perceptron capacity --kappa 0.5 --json\n"
+               "  statmech scm transitions --K 5 --activation erf --json\n"
+               "  statmech committee capacity --K 3 --activation sign --ansatz rs --json\n"
+               "  statmech phase-diagram scm --activation erf --K 2:50 --out scm_erf.json\n"
+               "  statmech figures --out figures\n"
+               "'statmech COMMAND --help' lists each command's options.  Exit codes: 0 ok, "
+               "1 no convergence, 2 bad argument.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     from . import __version__
     parser.add_argument("--version", action="version", version=f"statmech {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)

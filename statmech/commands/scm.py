@@ -59,6 +59,8 @@ def _transitions(args):
                      "order": tr.order, "solver": tr.details.get("solver")})
     text = "\n".join(f"K={r['K']:g}  alpha_s={r['alpha_s']}  alpha_c={r['alpha_c']}  alpha_d={r['alpha_d']}  "
                      f"order={r['order']}  ({r['solver']})" for r in rows)
+    if len(rows) == 1:  # one K: a flat record {"K", "alpha_s", "alpha_c", "alpha_d", "order", ...}
+        return emit(args, {"activation": args.activation, **rows[0]}, text)
     return emit(args, {"activation": args.activation, "transitions": rows}, text)
 
 

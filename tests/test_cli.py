@@ -1,0 +1,54 @@
+"""The command line as a user meets it (issue 9): --help everywhere, --json, one-line errors."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from statmech.cli import build_parser, main
+
+
+def _subcommands(parser):
+    import argparse
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield name, sub
+                for n2, s2 in _subcommands(sub):
+                    yield f"{name} {n2}", s2
+
+
+def test_every_command_has_help_text():
+    parser = build_parser()
+    names = dict(_subcommands(parser))
+    for top in ("perceptron", "scm", "committee", "franz-parisi", "phase-diagram", "simulate", "activations", "figures"):
+        assert top in names, top
+    for name, sub in names.items():
+        text = sub.format_help()
+        assert "usage:" in text and len(text) > 80, name
+
+
+def test_scm_transitions_single_K_is_flat_json(capsys):
+    assert main(["scm", "transitions", "--K", "5", "--activation", "erf", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert set(d) >= {"alpha_s", "alpha_c", "alpha_d", "order"}
+    assert d["alpha_s"] == pytest.approx(44.3378030, rel=1e-8) and d["order"] == 1
+
+
+def test_perceptron_capacity_json(capsys):
+    assert main(["perceptron", "capacity", "--kappa", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["alpha_c"] == pytest.approx(0.519572229605, rel=1e-11)
+
+
+@pytest.mark.parametrize("argv", [
+    ["perceptron", "capacity", "--kappa", "abc"],
+    ["perceptron", "capacity", "--weights", "ternary"],
+    ["scm", "transitions", "--K", "5", "--activation", "tanh"],
+    ["committee", "capacity", "--K", "4", "--activation", "sign"],
+    ["franz-parisi", "entropy", "--alpha", "0.5", "--d", "0.9"],
+    ["nonsense"],
+])
+def test_bad_arguments_one_line_exit_2(argv):
+    p = subprocess.run([sys.executable, "-m", "statmech", *argv], capture_output=True, text=True)
+    assert p.returncode == 2, (argv, p.stderr)
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
