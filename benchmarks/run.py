@@ -6,7 +6,8 @@ Each ``benchmarks/bench_*.py`` defines ``run() -> list[dict]``; a row has the ke
 write, at equal accuracy), ``ratio`` (baseline_s / statmech_s), ``rel_diff``
 (relative difference of the two results) and optional ``notes``.
 
-Usage: ``python benchmarks/run.py [--only NAME ...]``
+Usage: ``python benchmarks/run.py [--only NAME ...]`` (with --only, the other groups' rows are kept
+from the previous results.json).
 """
 from __future__ import annotations
 
@@ -49,6 +50,12 @@ def main(argv=None):
             rows.append(row)
             print(f"{row['group']:>14} | {row['name']:<55} | {fmt(row.get('ratio'), '9.1f')}x", flush=True)
         print(f"  ({path.name}: {time.perf_counter() - t0:.1f} s)", flush=True)
+    if args.only and (HERE / "results.json").exists():
+        # keep the rows of the groups that were not re-run
+        done = {r["group"] for r in rows}
+        old = json.loads((HERE / "results.json").read_text())["rows"]
+        rows = [r for r in old if r["group"] not in done] + rows
+        rows.sort(key=lambda r: r["group"])
     meta = {"python": platform.python_version(), "machine": platform.machine(), "cpus": __import__("os").cpu_count()}
     atomic_write_json(HERE / "results.json", {"meta": meta, "rows": rows})
     lines = ["| group | computation | statmech (ms) | scipy baseline (ms) | speed-up | rel. difference | notes |",

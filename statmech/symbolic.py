@@ -299,9 +299,13 @@ class KernelSet:
         return self._fn()
 
     def __getattr__(self, name):
+        # only reached on the first access of ``name``: the kernel is then cached as an
+        # instance attribute, so later calls cost a plain attribute lookup
         if name.startswith("_"):
             raise AttributeError(name)
-        return getattr(self.load(), name)
+        value = getattr(self.load(), name)
+        setattr(self, name, value)
+        return value
 
 
 def kernels(fn):
