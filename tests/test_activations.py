@@ -339,7 +339,7 @@ def test_esp_is_accepted_by_scm_and_reduces_to_relu():
     T = np.eye(2)
     e_relu = scm.generalization_error(R, Q, T, "relu")
     e_big = scm.generalization_error(R, Q, T, A.ESP(1e4))
-    assert e_big == pytest.approx(e_relu, abs=2e-6)          # Chebyshev path + O(beta^-2)
+    assert e_big == pytest.approx(e_relu, abs=2e-7)          # O(beta^-2) corrections
     # the pair moment scm uses is the ESP one (interior accuracy of its interpolant)
     rho = np.array([-0.5, 0.1, 0.7])
     np.testing.assert_allclose(scm.pair_moment(rho, A.ESP(2.0)), A.ESP(2.0).pair_moment(rho), atol=1e-13)
@@ -355,7 +355,10 @@ def test_scm_esp_transition_approaches_relu():
     assert r.alpha_c[0] == pytest.approx(8.623081883, rel=1e-7)
     assert r.alpha_c[1] < 5.4                                  # earlier than ReLU at intermediate noise
     gaps = relu - r.alpha_c[2:4]
-    assert 0 < gaps[1] < gaps[0] < 3e-3                         # monotone approach from below
+    assert 0 < gaps[1] < gaps[0] < 3e-3                         # monotone approach from below ...
+    assert gaps[0] * 100.0 ** 2 == pytest.approx(gaps[1] * 300.0 ** 2, rel=1e-2)   # ... as beta^-2
+    # ESP(inf) through the generic (interpolated) path of statmech.scm reproduces the closed forms
+    assert scm.transitions(2, activation=A.ESP(math.inf)).alpha_c == pytest.approx(relu, rel=1e-9)
     assert r.alpha_c[-1] == relu
 
 
