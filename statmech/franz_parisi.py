@@ -54,7 +54,7 @@ import sympy as sp
 from .errors import ConvergenceError, check_range
 from .gaussian import _ts_rule, gauss_hermite, log_H, piecewise_nodes
 from .saddle import SaddlePoint, newton, stack
-from .symbolic import Expectation, Log2Cosh, LogH, Scalar, kernels
+from .symbolic import Code, Expectation, Log2Cosh, LogH, Scalar, kernels
 
 __all__ = [
     "binary_perceptron", "spherical_perceptron", "binary_zero_crossing",
@@ -157,8 +157,42 @@ def _K():
     XET = (q1, t, Rs)
     argsS = (z, m, sg, y, qh, qh1, th, Rh, ph)
     argsE = (z, x, e, qm, qs, q1, t, Rs)
-    st = {f"stfp_S{i}": Scalar(argsS, ex) for i, ex in enumerate([fST] + [sp.diff(fST, v) for v in XST])}
-    st.update({f"stfp_E{i}": Scalar(argsE, ex) for i, ex in enumerate([fET] + [sp.diff(fET, v) for v in XET])})
+    gST = [sp.diff(fST, v) for v in XST]
+    gET = [sp.diff(fET, v) for v in XET]
+    hST = [sp.diff(gST[i], XST[j]) for i in range(4) for j in range(i, 4)]
+    hET = [sp.diff(gET[i], XET[j]) for i in range(3) for j in range(i, 3)]
+    st = {"stfp_S": Scalar(argsS, [fST] + gST + hST),
+          "stfp_E": Scalar(argsE, [fET] + gET + hET),
+          "stfp_sums": Code("""
+            @numba.njit(cache=True)
+            def stfp_sum_S(P, Z, M, Sg, Y, WY, qh, qh1, th, Rh, ph):
+                out = np.zeros(15)
+                for i in range(P.shape[0]):
+                    for j in range(P.shape[1]):
+                        if P[i, j] == 0.0:
+                            continue
+                        for k in range(Y.shape[2]):
+                            w = P[i, j] * WY[i, j, k]
+                            r = stfp_S(Z[i, j], M[i, j], Sg[i, j], Y[i, j, k], qh, qh1, th, Rh, ph)
+                            for a in range(15):
+                                out[a] += w * r[a]
+                return out
+
+            @numba.njit(cache=True)
+            def stfp_sum_E(P, Z, X, E, WE, qm, qs, q1, t, R):
+                out = np.zeros(10)
+                for i in range(P.shape[0]):
+                    for j in range(P.shape[1]):
+                        if P[i, j] == 0.0:
+                            continue
+                        for k in range(E.shape[2]):
+                            w = P[i, j] * WE[i, j, k]
+                            r = stfp_E(Z[i, j], X[i, j], E[i, j, k], qm, qs, q1, t, R)
+                            for a in range(10):
+                                out[a] += w * r[a]
+                return out
+            """),
+          }
 
     return {
         **st,
@@ -1252,16 +1286,15 @@ def _stfp_terms(x, ref):
     sig = math.sqrt(qh1 - th * th / r.q_hat)
     c = th / math.sqrt(r.q_hat) * ref.zS + (Rh - th) * ref.mS + ph * ref.sS
     ys, wy = _inner_nodes(-c / sig, sig <= 1.0, qd)
-    W = ref.PS[..., None] * wy
-    a = (ref.zS[..., None], ref.mS[..., None], ref.sS[..., None], ys, r.q_hat, qh1, th, Rh, ph)
-    GS = np.array([float(np.sum(W * getattr(_K, f"stfp_S{i}_v")(*a))) for i in range(5)])
+    sh = ref.PS.shape + (ys.shape[-1],)
+    GS = _K.stfp_sum_S(ref.PS, ref.zS, ref.mS, ref.sS, np.broadcast_to(ys, sh), np.broadcast_to(wy, sh),
+                       r.q_hat, qh1, th, Rh, ph)
     qm, qs = r.q_m, ref.q_star
     sv = math.sqrt(q1 - t * t / qm - (R - t) ** 2 / (qs - qm))
     c = t / math.sqrt(qm) * ref.zE + (R - t) / math.sqrt(qs - qm) * ref.xE
     es, we = _inner_nodes(-c / sv, sv <= 1.5 * math.sqrt(1 - q1), qd)
-    W = ref.PE[..., None] * we
-    a = (ref.zE[..., None], ref.xE[..., None], es, qm, qs, q1, t, R)
-    GE = np.array([float(np.sum(W * getattr(_K, f"stfp_E{i}_v")(*a))) for i in range(4)])
+    sh = ref.PE.shape + (es.shape[-1],)
+    GE = _K.stfp_sum_E(ref.PE, ref.zE, ref.xE, np.broadcast_to(es, sh), np.broadcast_to(we, sh), qm, qs, q1, t, R)
     return GS, GE
 
 
@@ -1280,6 +1313,29 @@ def _stfp_grad(x, p, ref, free_p=False):
     return g, S, GS, GE
 
 
+def _sym(flat, n):
+    M = np.empty((n, n))
+    k = 0
+    for i in range(n):
+        for j in range(i, n):
+            M[i, j] = M[j, i] = flat[k]
+            k += 1
+    return M
+
+
+def _stfp_hess(GS, GE, alpha, free_p=False):
+    """Hessian of S_FP in (q1, t, R, q1_hat, t_hat, R_hat, p_hat) (sympy second derivatives)."""
+    J = np.zeros((7, 7))
+    J[:3, :3] = alpha * _sym(GE[4:10], 3)
+    J[3:, 3:] = _sym(GS[5:15], 4)
+    for i, v in ((0, 0.5), (1, 1.0), (2, -1.0)):
+        J[i, 3 + i] = J[3 + i, i] = v
+    if free_p:
+        J[6, :] = 0.0
+        J[6, 6] = 1.0
+    return J
+
+
 def _stfp_margins(x, ref):
     q1, t, R, qh1, th, Rh, ph = map(float, x)
     qm, qs = ref.r.q_m, ref.q_star
@@ -1293,11 +1349,21 @@ def _stfp_in_domain(x, ref):
 
 
 def _stfp_newton(ref, x0, p, free_p=False, tol=1e-9):
+    cache = {}
+
     def F(v):
         if not _stfp_in_domain(v, ref):
             return np.full(7, 1e6)
-        return _stfp_grad(v, p, ref, free_p)[0]
-    return newton(F, x0, tol=tol, xtol=1e-10, maxiter=40, in_domain=lambda v: _stfp_in_domain(v, ref))
+        g, S, GS, GE = _stfp_grad(v, p, ref, free_p)
+        cache[v.tobytes()] = _stfp_hess(GS, GE, ref.alpha, free_p)
+        return g
+
+    def jac(v):
+        key = v.tobytes()
+        if key not in cache:
+            F(v)
+        return cache[key]
+    return newton(F, x0, jac, tol=tol, xtol=1e-10, maxiter=40, in_domain=lambda v: _stfp_in_domain(v, ref))
 
 
 _STFP_CACHE: dict = {}
@@ -1440,8 +1506,7 @@ def stochastic_perceptron(alpha, d, q_star, beta=20.0):
         g, S, GS, GE = _stfp_grad(x, pp, ref)
         if not np.isfinite(S):
             raise ConvergenceError("stochastic_perceptron: non-finite entropy", x=x, diagnostics={"d": float(dd)})
-        J = _stfp_jac(x, pp, ref)
-        eig = np.linalg.eigvals(J)
+        eig = np.linalg.eigvalsh(_stfp_hess(GS, GE, alpha))
         order = dict(zip(_STFP_NAMES, map(float, x)))
         order.update(params_ref)
         res.append(SaddlePoint("franz_parisi.stochastic_perceptron",
@@ -1449,7 +1514,7 @@ def stochastic_perceptron(alpha, d, q_star, beta=20.0):
                                {"entropy": float(S), "entropy_equilibrium": float(S_eq), "d_typical": float(d_typ),
                                 "dS_dd": float(2 * x[6])},
                                True, float(max(resid, np.max(np.abs(g)))), int(its),
-                               np.sort(eig.real), None, None, {"margins": margins}))
+                               eig, None, None, {"margins": margins}))
     if d_arr.ndim == 0:
         return res[0]
     return stack(res, d_arr.shape, model="franz_parisi.stochastic_perceptron")
