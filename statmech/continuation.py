@@ -163,6 +163,7 @@ class Problem:
     in_domain: Callable | None = None
     tol: float = 1e-10
     affine_in_p: bool = False
+    rtol: float = 1e-10
 
     def __post_init__(self):
         if self.residual is None and self.free_energy is None and self.gradient is None:
@@ -178,6 +179,7 @@ class Problem:
         if self.stability is not None and not callable(self.stability):
             check_choice("stability", self.stability, ("min", "max", "flow", "none"))
         check_range("tol", self.tol, 0.0, 1.0, lo_open=True)
+        check_range("rtol", self.rtol, 0.0, 1e-3)
         if self.weights is not None:
             w = np.asarray(self.weights, dtype=float).ravel()
             if w.size != x0.size + 1 or np.any(~np.isfinite(w)) or np.any(w <= 0):
@@ -461,11 +463,37 @@ class _Eval:
 
 
 def _solve(M, rhs):
+    """Solve M u = rhs after row and column equilibration (rows, then columns scaled to unit
+    max-norm): the bordered systems mix rows of very different size (F_x entries ~1e8 next to
+    the arclength row) and partial pivoting is not scale invariant."""
+    with np.errstate(all="ignore"):
+        r = np.max(np.abs(M), axis=1)
+        r = np.where((r > 0) & np.isfinite(r), r, 1.0)
+        M1 = M / r[:, None]
+        c = np.max(np.abs(M1), axis=0)
+        c = np.where((c > 0) & np.isfinite(c), c, 1.0)
+        M2 = M1 / c[None, :]
+        b = np.asarray(rhs, dtype=float) / r
     try:
-        out = np.linalg.solve(M, rhs)
+        out = np.linalg.solve(M2, b)
     except np.linalg.LinAlgError:
-        out = np.linalg.lstsq(M, rhs, rcond=None)[0]
-    return out
+        out = np.linalg.lstsq(M2, b, rcond=None)[0]
+    return out / c
+
+
+def _backward_error(F, A, y):
+    """Componentwise backward error of a residual: max_i |F_i| / (|A| |y|)_i with A = [F_x, F_p]
+    (n x (n+1)) and y = (x, p) -- the relative size of the residual against the size of the
+    terms of each equation, i.e. the relative perturbation of the data that makes y exact.
+    Rounding (of y, and inside the model's own evaluation) puts a floor of a few eps / (relative
+    cancellation) under it, however ill-conditioned F_x is."""
+    with np.errstate(all="ignore"):
+        sc = np.abs(A) @ np.abs(y)
+        if F.size == 0:
+            return 0.0
+        v = np.abs(F) / np.where(sc > 0, sc, np.inf)
+    v = np.where(np.abs(F) == 0, 0.0, v)
+    return float(np.max(v)) if np.all(np.isfinite(v)) else math.inf
 
 
 def _tangent(A, border, w):
@@ -501,6 +529,7 @@ class _Corrector:
         prob, w = self.prob, self.w
         y = (y_pred if y_start is None else y_start).copy()
         border = w * t
+        prev_res = math.inf
         for it in range(self.maxit + 1):
             x, p = y[:-1], y[-1]
             if not prob.ok(x, p):
@@ -516,7 +545,16 @@ class _Corrector:
                 return None
             J = prob.J(x, p)
             Fp = prob.Fp(x, p)
-            M = np.vstack([np.column_stack([J, Fp]), border])
+            A = np.column_stack([J, Fp])
+            # noise floor: an absolute tol may be unreachable when the terms of F are large
+            # (ill-conditioned F_x at large K).  Once Newton stagnates (the residual no longer
+            # drops 4x per step: rounding noise, not truncation, dominates) the point is accepted
+            # if the componentwise backward error max_i |F_i| / (|F_x| |x| + |F_p| |p|)_i <= rtol
+            if it >= 2 and res > 0.25 * prev_res and abs(g) <= 64 * _EPS * (1 + _wnorm(w, y_pred)) and \
+                    _backward_error(F, A, y) <= prob.rtol:
+                return y, res, it
+            prev_res = res
+            M = np.vstack([A, border])
             dy = _solve(M, -np.append(F, g))
             if not np.all(np.isfinite(dy)):
                 return None
@@ -891,7 +929,7 @@ def _start_point(prob, x0, p0):
         r = newton(lambda xx: prob.F(xx, p0), x0, lambda xx: prob.J(xx, p0), tol=prob.tol, maxiter=60,
                    raise_on_fail=False,
                    in_domain=None if prob.in_domain is None else (lambda xx: prob.ok(xx, p0)))
-    if not r.converged:
+    if not r.converged and not _scaled_ok(prob, r.x, p0):
         raise ConvergenceError("continuation: the starting point does not converge at fixed p0",
                                x=r.x, residual=r.residual, iterations=r.iterations, diagnostics={"p0": p0})
     return np.append(r.x, p0)
@@ -1206,10 +1244,22 @@ def _on_sheet(prob, br, sheet, p):
     seg = float(np.max(np.abs(br.x[i0 + k] - br.x[i0 + k - 1]))) + 1e-12
     r = newton(lambda xx: prob.F(xx, p), xg, lambda xx: prob.J(xx, p), tol=prob.tol, maxiter=30,
                raise_on_fail=False)
-    # accept a Newton stalled at the rounding floor of F (within 1000 tol)
-    if not (r.converged or r.residual <= 1e3 * prob.tol) or np.max(np.abs(r.x - xg)) > 2 * seg:
+    # accept a Newton stalled at the rounding floor of F (within 1000 tol, or a componentwise
+    # backward error below rtol)
+    if not (r.converged or r.residual <= 1e3 * prob.tol or _scaled_ok(prob, r.x, p)) or \
+            np.max(np.abs(r.x - xg)) > 2 * seg:
         return None
     return r.x
+
+
+def _scaled_ok(prob, x, p):
+    """Does (x, p) pass the scaled residual test (backward error <= prob.rtol)?"""
+    if not np.all(np.isfinite(x)):
+        return False
+    F = prob.F(x, p)
+    if not np.all(np.isfinite(F)):
+        return False
+    return _backward_error(F, np.column_stack([prob.J(x, p), prob.Fp(x, p)]), np.append(x, p)) <= prob.rtol
 
 
 def _sheet_point(prob, br, sheet, p):
@@ -1632,7 +1682,7 @@ def continue_point(problem, point, param, q_min, q_max, ds=0.01, **trace_kw):
         wz = np.concatenate([wx, [wp]])
     L = q_max - q_min
     wq = 1.0 / L ** 2 if math.isfinite(L) and L > 0 else 1.0
-    ext = Problem(residual=G, jacobian=JG, x0=z0, p0=q0, stability="none", tol=problem.tol,
+    ext = Problem(residual=G, jacobian=JG, x0=z0, p0=q0, stability="none", tol=problem.tol, rtol=problem.rtol,
                   p_name=param, weights=np.append(wz, wq))
     trace_kw.setdefault("detect", ("fold",))
     br = trace(ext, q_min, q_max, ds, **trace_kw)

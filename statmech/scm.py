@@ -1371,7 +1371,8 @@ def transitions(K, activation="erf", *, method="auto"):
     ``method``: "continuation" (the generic engine :mod:`statmech.continuation`: branches,
     folds, branch points and coexistence found from the free energy, gradient and Hessian
     only), "direct" (the delta-parametrized solver above; about 0.05 s per K), or "auto"
-    (continuation for finite K when the engine is available, direct otherwise).
+    (= "continuation" for finite K; an engine failure raises ConvergenceError, there is no
+    silent fallback -- "direct" is kept as an independent cross-check).
     ``K`` may be a sequence: then a list of :class:`Transitions`; with the engine, the fold,
     coexistence and stability-change lines are continued in K (two-parameter continuation)
     from one analysis at the smallest K > 2, which makes K = 2..50 take about a second.
@@ -1390,14 +1391,8 @@ def transitions(K, activation="erf", *, method="auto"):
             raise ValueError("activation must have E[g'(z)] != 0 for K = inf")
         return _transitions_inf(info)
     if method in ("auto", "continuation"):
-        try:
-            return _transitions_continuation(info, K)
-        except (ImportError, ConvergenceError) as exc:
-            if method == "continuation":
-                raise
-            tr = _transitions_direct(info, K)
-            tr.details["continuation_failed"] = repr(exc)
-            return tr
+        # no silent fallback: an engine failure is a ConvergenceError with its diagnostics
+        return _transitions_continuation(info, K)
     return _transitions_direct(info, K)
 
 
@@ -1514,46 +1509,47 @@ def _transitions_sweep(info, Ks):
     """Transitions at many K through the engine's two-parameter continuation: one analysis at
     the smallest K > 2, then the fold (alpha_s), the coexistence point (alpha_c) and the stability
     change of R = S (alpha_d) are continued in K and re-solved exactly at every requested K
-    (``Curve.p_at``).  K <= 2 (second order), K = inf and any K the lines do not reach are
-    computed one by one."""
+    (``Curve.p_at``); alpha_d is then polished like in the one-K path (Brent on the smallest
+    Hessian eigenvalue of the R = S branch within 1e-6 of the engine value; in (R, S, C) the soft
+    eigenvalue carries less rounding noise than in the collective coordinates of the engine
+    problem).  K <= 2 (second order) and K = inf are computed one by one.  A line that cannot be
+    continued, or a K it does not reach, raises ConvergenceError (no fallback)."""
     from . import continuation as ct
     res = {}
     big = sorted(k for k in set(Ks) if math.isfinite(k) and k > 2.0)
     curves = {}
     if len(big) >= 2:
-        try:
-            t0 = _transitions_continuation(info, big[0])
-            eng = t0.details.get("_engine") if t0.order == 1 else None
-        except ConvergenceError:
-            eng = None
-        if eng is not None:
-            res[big[0]] = t0
-            for key, pt in (("alpha_s", eng["fold"]), ("alpha_c", eng["coexistence"]),
-                            ("alpha_d", eng["stability_change"])):
-                if pt is None:
-                    continue
-                try:
-                    curves[key] = ct.continue_point(eng["problem"], pt, "K", big[0], big[-1], ds=0.05)
-                except (ConvergenceError, ValueError, np.linalg.LinAlgError):
-                    pass
-    last_d = (big[0], res[big[0]].alpha_d) if big and big[0] in res else None
+        t0 = _transitions_continuation(info, big[0])
+        eng = t0.details.get("_engine") if t0.order == 1 else None
+        if eng is None or eng["stability_change"] is None:
+            raise ConvergenceError("transitions: no first-order transition at the smallest K to continue in K",
+                                   diagnostics={"K": big[0], "order": t0.order})
+        res[big[0]] = t0
+        for key, pt in (("alpha_s", eng["fold"]), ("alpha_c", eng["coexistence"]),
+                        ("alpha_d", eng["stability_change"])):
+            c = ct.continue_point(eng["problem"], pt, "K", big[0], big[-1], ds=0.05)
+            if c.q.max() < big[-1] * (1 - 1e-12):
+                raise ConvergenceError(f"transitions: the {key} line stopped at K = {c.q.max():.6g} "
+                                       f"(status {c.status}) before K = {big[-1]}",
+                                       diagnostics={"line": key, "status": c.status, "K_reached": float(c.q.max()),
+                                                    "steps": c.branch.steps, "rejected": c.branch.rejected})
+            curves[key] = c
     for K in big[1:]:
-        if "alpha_s" not in curves or "alpha_c" not in curves:
-            break
         vals = {}
-        try:
-            for key in ("alpha_s", "alpha_c"):
+        for key in ("alpha_s", "alpha_c", "alpha_d"):
+            try:
                 vals[key] = curves[key].p_at(K)
-        except (ConvergenceError, ValueError):
-            continue
-        det = {"solver": "continuation (two-parameter in K)"}
+            except (ConvergenceError, ValueError) as exc:
+                raise ConvergenceError(f"transitions: re-solving the {key} line at K = {K} failed",
+                                       diagnostics={"line": key, "K": K, "error": repr(exc)}) from exc
+        det = {"solver": "continuation (two-parameter in K)", "alpha_d_engine": vals["alpha_d"]}
         try:
-            vals["alpha_d"] = curves["alpha_d"].p_at(K)
-        except (KeyError, ConvergenceError, ValueError):
-            guess = None if last_d is None or last_d[1] is None else last_d[1] * K / last_d[0]
-            vals["alpha_d"] = _alpha_d_direct(info, K, guess)
-            det["alpha_d_solver"] = "direct (R = S branch beyond the continued line)"
-        last_d = (K, vals["alpha_d"])
+            U = _UCache(info, K)
+            ad = vals["alpha_d"]
+            vals["alpha_d"] = float(root_scalar(lambda a: U.row(a)[6], (ad * (1 - 1e-6), ad * (1 + 1e-6)),
+                                                xtol=1e-14, rtol=1e-15).x[0])
+        except ConvergenceError:
+            det["alpha_d_polish"] = "not bracketed within 1e-6: engine value kept"
         res[K] = Transitions(K, info.name, vals["alpha_s"], vals["alpha_c"], vals["alpha_d"], 1, det)
     out = []
     for K in Ks:
@@ -1561,31 +1557,6 @@ def _transitions_sweep(info, Ks):
             res[K] = transitions(K, info)
         out.append(res[K])
     return out
-
-
-def _alpha_d_direct(info, K, guess=None):
-    """alpha_d by Brent on the smallest Hessian eigenvalue along the R = S branch (saddle core);
-    with ``guess`` first within [0.8, 1.25] x guess."""
-    U = _UCache(info, K)
-    if guess is not None:
-        try:
-            lo, hi = 0.8 * guess, 1.25 * guess
-            if U.row(lo)[6] > 0 and U.row(hi)[6] < 0:
-                return float(root_scalar(lambda a: U.row(a)[6], (lo, hi), xtol=1e-14, rtol=1e-15).x[0])
-        except ConvergenceError:
-            pass
-    amax = 40.0 * math.pi * K + 400.0
-    grid = np.concatenate([[0.0], np.geomspace(0.05, amax, 600)])
-    out = _trace(info, K, grid, np.zeros(3), True)
-    ok = out[:, 9] == 1.0
-    ev = np.where(ok, out[:, 6], np.nan)
-    idx = np.where(ok[:-1] & ok[1:] & (ev[:-1] > 0) & (ev[1:] <= 0))[0]
-    if not idx.size:
-        return None
-    i = idx[0]
-    for a, r in ((grid[i], out[i]), (grid[i + 1], out[i + 1])):
-        U.pts[float(a)] = r
-    return float(root_scalar(lambda a: U.row(a)[6], (grid[i], grid[i + 1]), xtol=1e-14, rtol=1e-15).x[0])
 
 
 def infinite_K_branch(R, activation="relu"):

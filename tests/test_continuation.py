@@ -420,3 +420,36 @@ def test_scm_grid_sweep_matches_direct(tmp_path):
     assert [p["K"] for p in pts] == [2.0, 3.0] and stored == res
     assert res[0]["order"] == "second" and res[1]["order"] == "first"
     assert res[1]["alpha_c"] == pytest.approx(scm_transitions(3.0, "erf")["alpha_c"], abs=1e-12)
+
+
+# ------------------------------------------------------------------ scaled residual tests
+def _scaled_cubic(L=1e12, rtol=1e-10):
+    """F = L (p - x^3 + x): the rounding floor of F (~L eps) is far above the absolute tol."""
+    return Problem(residual=lambda x, p: np.array([L * (p - x[0] ** 3 + x[0])]),
+                   jacobian=lambda x, p: np.array([[L * (1 - 3 * x[0] ** 2)]]),
+                   dFdp=lambda x, p: np.array([L]), x0=[-1.5], p0=-1.0, rtol=rtol)
+
+
+def test_large_terms_converge_by_backward_error_and_folds_stay_exact():
+    br = trace(_scaled_cubic(), -1.0, 1.0, ds=0.05)
+    assert br.complete
+    folds = sorted(br.points("fold"), key=lambda s: s.p)
+    assert len(folds) == 2
+    assert folds[0].p == pytest.approx(-FOLD_P, abs=1e-12) and folds[1].p == pytest.approx(FOLD_P, abs=1e-12)
+    # without the scaled test the absolute tolerance cannot be met
+    with pytest.raises(ConvergenceError):
+        trace(_scaled_cubic(rtol=0.0), -1.0, 1.0, ds=0.05)
+
+
+def test_fold_line_followed_while_the_terms_grow_like_exp_q():
+    """F = e^q (p - x^3 + q x): the fold line p = 2 (q/3)^(3/2) is continued from q = 1 to 30
+    (terms ~1e13, an absolute tol of 1e-10 is below the rounding floor beyond q ~ 14)."""
+    prob = Problem(residual=lambda x, p, q: np.array([math.exp(q) * (p - x[0] ** 3 + q * x[0])]),
+                   jacobian=lambda x, p, q: np.array([[math.exp(q) * (q - 3 * x[0] ** 2)]]),
+                   dFdp=lambda x, p, q: np.array([math.exp(q)]), x0=[-1.5], p0=-1.0, params={"q": 1.0})
+    br = trace(prob, -1.0, 1.0, ds=0.05)
+    fold = max(br.points("fold"), key=lambda s: s.p)
+    line = continue_point(prob, fold, "q", 1.0, 30.0, ds=0.05)
+    assert line.q.max() == 30.0
+    for qq in (2.0, 14.5, 22.0, 30.0):
+        assert line.p_at(qq) == pytest.approx(2 * (qq / 3) ** 1.5, rel=1e-11)

@@ -449,15 +449,38 @@ def test_finite_K_fold_against_mpmath():
 
 
 def test_transitions_sweep_in_K_by_two_parameter_continuation():
-    Ks = [2, 3, 4, 6, 9, 13, 20]
+    """Every transition for K up to 50 (integer and not) comes from the engine's lines continued
+    in K -- no fallback -- and agrees with the independent direct solver to 1e-8."""
+    Ks = [2, 3, 4, 6, 9, 13, 20, 27.5, 30, 40, 45.25, 50]
     for act in ("erf", "relu"):
         sw = scm.transitions(Ks, act)
-        assert any(t.details["solver"].startswith("continuation (two-parameter") for t in sw)
         for t, K in zip(sw, Ks):
+            assert t.details["solver"].startswith("continuation"), (act, K, t.details)
+            if K > 3:
+                assert t.details["solver"] == "continuation (two-parameter in K)"
+                assert "alpha_d_polish" not in t.details  # the engine's alpha_d was within 1e-6
             d = scm.transitions(K, act, method="direct")
             assert t.K == K and t.order == d.order
             for key in ("alpha_s", "alpha_c", "alpha_d"):
-                assert getattr(t, key) == pytest.approx(getattr(d, key), rel=1e-8)
+                assert getattr(t, key) == pytest.approx(getattr(d, key), rel=1e-8), (act, K, key)
+    # erf: alpha_d ~ 4 pi K - pi / K; alpha_s, alpha_c approach the K = inf values like 1/K
+    e = scm.transitions([40, 50], "erf")
+    assert e[1].alpha_d == pytest.approx(4 * math.pi * 50 - math.pi / 50, rel=2e-6)
+    for key, lim in (("alpha_s", 60.992616427), ("alpha_c", 69.087482943)):
+        a40, a50 = getattr(e[0], key), getattr(e[1], key)
+        assert a40 < a50 < lim
+        assert a50 + (a50 - a40) * 4.0 == pytest.approx(lim, rel=2e-3)  # linear extrapolation in 1/K
+
+
+def test_auto_does_not_fall_back_silently(monkeypatch):
+    def broken(info, K):
+        raise ConvergenceError("engine broken (test)", diagnostics={"K": K})
+    monkeypatch.setattr(scm, "_transitions_continuation", broken)
+    with pytest.raises(ConvergenceError):
+        scm.transitions(5, "erf")
+    with pytest.raises(ConvergenceError):
+        scm.transitions([3, 4, 5], "erf")
+    assert scm.transitions(5, "erf", method="direct").order == 1
 
 
 def test_learning_curve_through_the_engine_finds_the_saddle_branch():

@@ -129,10 +129,21 @@ def scm_lines(activation="erf", K_min=2.0, K_max=50.0, K0=None, ds=0.02):
     from ..continuation import continue_point, curve_intersections
     K0 = (5.0 if activation == "erf" else 3.0) if K0 is None else float(K0)
     K0 = min(max(K0, K_min), K_max)
-    tr = scm_transitions(K0, activation)
-    prob = scm_problem(K0, activation)
+    from .. import scm
+    t0 = scm.transitions(K0, activation)
+    eng = t0.details.get("_engine")
+    if eng is not None and eng["stability_change"] is not None:
+        # first order at K0: the engine problem of statmech.scm (collective coordinates
+        # (R, (K-1) S, (K-1) C), which stay O(1) as K grows) and the points it located
+        prob = eng["problem"]
+        pts = {"fold": eng["fold"], "coexistence": eng["coexistence"], "bp": eng["stability_change"]}
+        tr = {"alpha_s": t0.alpha_s, "alpha_c": t0.alpha_c, "alpha_d": t0.alpha_d,
+              "order": "first" if t0.order == 1 else "second"}
+    else:
+        tr = scm_transitions(K0, activation)
+        prob = scm_problem(K0, activation)
+        pts = tr["points"]
     lines = {}
-    pts = tr["points"]
     if pts["bp"] is not None:
         lines["alpha_d"] = continue_point(prob, pts["bp"], "K", K_min, K_max, ds=ds, max_steps=5000)
     if pts["coexistence"] is not None:
