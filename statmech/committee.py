@@ -678,12 +678,14 @@ def _outer_1rsb(z, w, K, q0, y, xs, xcs, tw, logfact):
 
 
 # (outer Gauss-Hermite order for the Newton search, inner tanh-sinh level, outer order of the
-# final evaluation at the stationary point or None).  The outer average converges only
+# final evaluation at the stationary point, outer order of the check rule for the error estimate).  The outer average converges only
 # algebraically in the Gauss-Hermite order (K = 3 at the saddle point: n = 10, 14, 20, 30, 40,
 # 50, 60 give 3.145440, 3.145728, 3.145825, 3.1458398, 3.1458415, 3.1458418, 3.1458419), so for
 # K = 3 the Newton search runs at n = 16 and alpha_c is then evaluated at n = 40 (alpha is
 # stationary there, so the residual position error enters only at second order, ~1e-7).
-_1RSB_ORDER = {3: (16, 5, 40), 5: (8, 3, None)}
+# K = 5 at its saddle point: n = 8, 12, 16 give 3.621054, 3.619331, 3.619289 (inner level 3 vs 5:
+# 2e-8), so the search runs at n = 8 and the final value uses n = 16 (check rule n = 12).
+_1RSB_ORDER = {3: (16, 5, 40, 30), 5: (8, 3, 16, 12)}
 _1RSB_START = np.array([0.575, 3.057])     # (logit q0, log y) near the K = 3 solution
 
 
@@ -698,6 +700,10 @@ def _alpha_of(K, q0, y, n_outer, inner_level):
     """alpha on the F = 0 surface of Eq. 1RSB.1: -S(q0, y) / ((2/y) E ln Y)."""
     S = _eqs.s1rsb(q0, y)[0]
     E = 2.0 / y * _energ_1rsb(K, q0, y, n_outer, inner_level)
+    if not (math.isfinite(E) and E < 0.0):
+        # the inner average underflows for extreme (q0 -> 1, y >> 1) far from the saddle point;
+        # there alpha -> alpha_RS (y (1 - q0) fixed), so report "not a candidate" rather than 0
+        return math.inf
     return -S / E
 
 
@@ -730,7 +736,7 @@ def _stationary_2d(f, x0, h=1e-3, tol=1e-7):
 
 
 @lru_cache(maxsize=16)
-def _capacity_1rsb_cached(k, n, lev, n_final=None):
+def _capacity_1rsb_cached(k, n, lev, n_final=None, n_check=None):
     f = lambda p: _alpha_of(k, 1.0 / (1.0 + math.exp(-p[0])), math.exp(p[1]), n, lev)
     info, Hm = _stationary_2d(f, _1RSB_START.copy())
     q0, y = 1.0 / (1.0 + math.exp(-info.x[0])), math.exp(info.x[1])
@@ -738,9 +744,9 @@ def _capacity_1rsb_cached(k, n, lev, n_final=None):
         ac = f(info.x)
         fine = _alpha_of(k, q0, y, n + 4, lev + 1)
     else:
-        # final value with a fine outer rule; error estimate = change from n_final - 10
+        # final value with a fine outer rule; error estimate = change from the check rule
         ac = _alpha_of(k, q0, y, n_final, lev)
-        fine = _alpha_of(k, q0, y, n_final - 10, lev)
+        fine = _alpha_of(k, q0, y, n_check, lev)
     return info, ac, fine, np.linalg.eigvalsh(Hm)
 
 
@@ -764,7 +770,8 @@ def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
     Returns a SaddlePoint with params K, order_params q0, y, thermo alpha_c,
     hessian_eigenvalues of alpha(logit q0, log y), extra["quadrature_error"] (K = 3: change
     of alpha_c between the n = 30 and n = 40 outer rules at the same point, an upper
-    estimate; K = 5: change with a finer rule, n + 4 and inner level + 1).
+    estimate; K = 5: between n = 12 and n = 16; with explicit ``n_outer``/``inner_level``: change
+    with n + 4 and inner level + 1).  K = 5: alpha_c^1RSB = 3.6193 (+- 1e-4).
     """
     k = _check_K(K, "sign")
     if not (isinstance(k, int) and k <= 5):
@@ -774,12 +781,12 @@ def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
                            {"q0": 1.0, "y": 0.0}, {"alpha_c": 2.0}, extra={"ansatz": "1rsb",
                            "note": "perceptron: 1RSB reduces to RS (minimum on the y -> 0 boundary)",
                            "quadrature_error": 0.0})
-    n0, l0, nf = _1RSB_ORDER[k]
+    n0, l0, nf, nc = _1RSB_ORDER[k]
     n = n0 if n_outer is None else check_int("n_outer", n_outer, 4)
     lev = l0 if inner_level is None else check_int("inner_level", inner_level, 1)
     if n_outer is not None or inner_level is not None:
-        nf = None
-    info, ac, fine, eig = _capacity_1rsb_cached(k, n, lev, nf)
+        nf = nc = None
+    info, ac, fine, eig = _capacity_1rsb_cached(k, n, lev, nf, nc)
     q0 = 1.0 / (1.0 + math.exp(-info.x[0]))
     y = math.exp(info.x[1])
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": k, "activation": "sign"},

@@ -478,6 +478,6 @@ def test_1rsb_grid_inner_and_rqmc_outer_agree_with_multiset_rule():
 @pytest.mark.slow
 def test_1rsb_rqmc_matches_multiset_K5_and_grows_slower_than_rs():
     r5 = cm.tcm_capacity_1rsb_rqmc(5)
-    assert abs(r5.alpha_c - 3.620) < 4 * r5.extra["stderr"] + 2e-3
+    assert abs(r5.alpha_c - 3.6193) < 4 * r5.extra["stderr"] + 2e-4
     r9 = cm.tcm_capacity_1rsb_rqmc(9, log2_points=9)
     assert r5.alpha_c < r9.alpha_c < cm.tcm_capacity(9)
