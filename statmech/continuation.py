@@ -738,19 +738,28 @@ class _Tracer:
                 bound = self.p_max if pb > self.p_max else self.p_min
                 from scipy.optimize import brentq
                 cache = {0.0: a.y, float(h): b.y}
-                if a.y[-1] == bound:
-                    sig = 0.0
-                else:
-                    sig = brentq(lambda sg: self._y_at(a, sg, cache)[-1] - bound, 0.0, h,
-                                 xtol=1e-15 * max(1.0, h), rtol=4 * _EPS)
+                try:
+                    if a.y[-1] == bound:
+                        sig = 0.0
+                    else:
+                        sig = brentq(lambda sg: self._y_at(a, sg, cache)[-1] - bound, 0.0, h,
+                                     xtol=1e-15 * max(1.0, h), rtol=4 * _EPS)
+                    yb = self._y_at(a, sig, cache).copy() if sig != 0.0 else None
+                except ConvergenceError:
+                    # the corrector failed inside the step: a shorter step, as for a rejection
+                    rejected += 1
+                    h *= 0.5
+                    if h < self.ds_min:
+                        status = "ds_min"
+                        break
+                    continue
                 if sig == 0.0:
                     status = "p_max" if bound == self.p_max else "p_min"
                     break
-                yb = self._y_at(a, sig, cache).copy()
                 yb[-1] = bound
                 rr = newton(lambda xx: prob.F(xx, bound), yb[:-1], lambda xx: prob.J(xx, bound),
                             tol=self.loc_tol, raise_on_fail=False)
-                if rr.converged:
+                if rr.converged or _scaled_ok(prob, rr.x, bound):
                     yb[:-1] = rr.x
                 b = _point_data(prob, yb, w * a.t, w)
                 h = sig
@@ -1297,6 +1306,39 @@ def _refine_coexistence(prob, x1, x2, p):
     return r, JG
 
 
+def _coexistence_from(prob, d0, d1, idx, out):
+    """Refine a bracketed sign change of f1 - f2 (samples (df, x1, x2, p)) into a CoexistencePoint,
+    or None (Newton failing, a degenerate solution, or a duplicate of one in ``out``)."""
+    n = prob.n
+    lam = d0[0] / (d0[0] - d1[0]) if d0[0] != d1[0] else 0.0
+    x1 = (1 - lam) * d0[1] + lam * d1[1]
+    x2 = (1 - lam) * d0[2] + lam * d1[2]
+    p = (1 - lam) * d0[3] + lam * d1[3]
+    r, JG = _refine_coexistence(prob, x1, x2, p)
+    if not r.converged:
+        return None
+    z = r.x
+    x1r, x2r, pr = z[:n], z[n:2 * n], float(z[-1])
+    # a degenerate solution (two sheets meeting at a branch point or fold, where
+    # f1 - f2 vanishes to high order and Newton stops within tolerance of it):
+    # no jump in x, or no jump in df/dp (no latent heat)
+    if np.max(np.abs(x1r - x2r)) <= 1e-5 * (1 + np.max(np.abs(x1r))):
+        return None
+    fp1, fp2 = prob.f_p(x1r, pr), prob.f_p(x2r, pr)
+    if abs(fp1 - fp2) <= 1e-10 * (1 + abs(fp1)):
+        return None
+    # |f1 - f2| / latent heat estimates the error in p: with a tiny latent heat a residual
+    # within tol can still leave p off by much more than tol (rounding floor of f excepted)
+    f1 = prob.f(x1r, pr)
+    if abs(f1 - prob.f(x2r, pr)) > max(1e-9 * abs(fp1 - fp2) * max(1.0, abs(pr)), 64 * _EPS * max(1.0, abs(f1))):
+        return None
+    if any(abs(c.p - pr) <= 1e-9 * (1 + abs(pr)) and
+           np.max(np.abs(c.x1 - x1r)) + np.max(np.abs(c.x2 - x2r)) <= 1e-7 for c in out):
+        return None
+    return CoexistencePoint(p=pr, x1=x1r, x2=x2r, f=prob.f(x1r, pr), stable1=bool(prob.margin(x1r, pr) > 0),
+                            stable2=bool(prob.margin(x2r, pr) > 0), residual=float(r.residual), branches=idx)
+
+
 def coexistence(branch_a, branch_b=None, *, _idx=(None, None)):
     """First-order transition points between two branches (or within one branch).
 
@@ -1336,30 +1378,30 @@ def coexistence(branch_a, branch_b=None, *, _idx=(None, None)):
                 d0, d1 = samples[j], samples[j + 1]
                 if d0 is None or d1 is None or d0[0] * d1[0] > 0:
                     continue
-                lam = d0[0] / (d0[0] - d1[0]) if d0[0] != d1[0] else 0.0
-                x1 = (1 - lam) * d0[1] + lam * d1[1]
-                x2 = (1 - lam) * d0[2] + lam * d1[2]
-                p = (1 - lam) * d0[3] + lam * d1[3]
-                r, JG = _refine_coexistence(prob, x1, x2, p)
-                if not r.converged:
-                    continue
-                z = r.x
-                x1r, x2r, pr = z[:n], z[n:2 * n], float(z[-1])
-                # a degenerate solution (two sheets meeting at a branch point or fold, where
-                # f1 - f2 vanishes to high order and Newton stops within tolerance of it):
-                # no jump in x, or no jump in df/dp (no latent heat)
-                if np.max(np.abs(x1r - x2r)) <= 1e-5 * (1 + np.max(np.abs(x1r))):
-                    continue
-                fp1, fp2 = prob.f_p(x1r, pr), prob.f_p(x2r, pr)
-                if abs(fp1 - fp2) <= 1e-10 * (1 + abs(fp1)):
-                    continue
-                if any(abs(c.p - pr) <= 1e-9 * (1 + abs(pr)) and
-                       np.max(np.abs(c.x1 - x1r)) + np.max(np.abs(c.x2 - x2r)) <= 1e-7 for c in out):
-                    continue
-                out.append(CoexistencePoint(p=pr, x1=x1r, x2=x2r, f=prob.f(x1r, pr),
-                                            stable1=bool(prob.margin(x1r, pr) > 0),
-                                            stable2=bool(prob.margin(x2r, pr) > 0),
-                                            residual=float(r.residual), branches=_idx))
+                # Newton from the linear interpolation of f1 - f2 between the two nodes; if that
+                # fails or degenerates (a tiny latent heat: the interpolation may land next to a
+                # fold, where the coexistence system is nearly singular), shrink the bracket by
+                # bisection along the two sheets (both re-solved exactly at each p) and retry
+                c = _coexistence_from(prob, d0, d1, _idx, out)
+                if c is None:
+                    for _ in range(40):
+                        if abs(d1[3] - d0[3]) <= 1e-8 * (1 + abs(d0[3])):
+                            break
+                        pm = 0.5 * (d0[3] + d1[3])
+                        xa = _sheet_point(prob, branch_a, sa, pm)
+                        xb = _sheet_point(prob, branch_b, sb, pm)
+                        if xa is None or xb is None or np.max(np.abs(xb - xa)) <= 1e-7 * (1 + np.max(np.abs(xb))):
+                            break
+                        dm = (prob.f(xa, pm) - prob.f(xb, pm), xa, xb, pm)
+                        if not math.isfinite(dm[0]):
+                            break
+                        if dm[0] == 0.0 or ((dm[0] > 0) == (d0[0] > 0) and d0[0] != 0.0):
+                            d0 = dm
+                        else:
+                            d1 = dm
+                    c = _coexistence_from(prob, d0, d1, _idx, out)
+                if c is not None:
+                    out.append(c)
     out.sort(key=lambda c: c.p)
     return out
 
@@ -1731,6 +1773,10 @@ def curve_intersections(curve_a, curve_b):
                     continue  # segments cross but the exact lines do not (ends of degenerate lines)
                 q = brentq(g, lo, hi, xtol=1e-14, rtol=4 * _EPS)
                 p = curve_a.p_at(q)
+                # a sign change of p_a - p_b across a jump (p_at switching between sheets of a
+                # line that folds in q) is not a meeting point
+                if abs(p - curve_b.p_at(q)) > 1e-7 * (1 + abs(p)):
+                    continue
             except (ConvergenceError, ValueError):
                 continue
             if not any(abs(q - o[0]) <= 1e-9 * (1 + abs(q)) for o in out):

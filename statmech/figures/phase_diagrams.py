@@ -142,5 +142,5 @@ def make(out_dir):
     """Regenerate the continuation figures into ``out_dir``; returns the paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    return [_textbook(out), _scm_branches(out), _scm_diagram(out, "erf", 20.0), _scm_diagram(out, "relu", 20.0),
+    return [_textbook(out), _scm_branches(out), _scm_diagram(out, "erf", 50.0), _scm_diagram(out, "relu", 50.0),
             _perceptron(out)]
