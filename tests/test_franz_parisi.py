@@ -329,3 +329,84 @@ def test_typical_point_inside_array_has_no_nan():
     for v in (r.entropy, r.q1, r.t, r.replicon, r.dS_dd, r.residual):
         assert np.all(np.isfinite(np.asarray(v, dtype=float)))
     assert r.hessian_eigenvalues is None and r.extra["hessian_eigenvalues"][0] is None
+
+
+# ------------------------------------------------------------------ FP around sign(m) (stochastic perceptron)
+def test_stochastic_fp_unconstrained_point_is_the_gardner_solution():
+    """At p_hat = 0 the constrained measure is uniform over Ising solutions: q1 = q0, q1_hat = q_hat0,
+    R = t, R_hat = t_hat and S_FP = S_eq(binary) exactly, although (t, t_hat) are non-trivial."""
+    alpha = 0.55
+    ref, x, p_typ, S_typ, S_eq = fp._stfp_setup(alpha, 0.5, 20.0)
+    eq = fp.equilibrium_binary(alpha)
+    q1, t, R, qh1, th, Rh, ph = x
+    assert S_typ == pytest.approx(eq.entropy, abs=1e-9)
+    # (order parameters agree to the accuracy of the two independent quadratures, ~1e-7)
+    assert q1 == pytest.approx(eq.q, abs=1e-6) and qh1 == pytest.approx(eq.q_hat, abs=1e-6)
+    assert R == pytest.approx(t, abs=1e-7) and Rh == pytest.approx(th, abs=1e-6)
+    assert abs(ph) < 1e-10 and t > 0.1 and th > 0.1 and 0 < p_typ < 1
+    # the public function reproduces S_eq at d_typ and is below it elsewhere (maximum)
+    d_typ = (1 - p_typ) / 2
+    r = fp.stochastic_perceptron(alpha, np.array([d_typ, d_typ - 0.03, d_typ + 0.03, d_typ + 0.031]), 0.5)
+    assert r.entropy[0] == pytest.approx(S_eq, abs=1e-9)
+    assert np.all(r.entropy[1:] < S_eq - 1e-5)
+    assert np.all(r.converged) and np.all(r.residual < 1e-8)
+    # dS/dd = 2 p_hat (envelope theorem) against the finite difference of two close points
+    fd = (r.entropy[3] - r.entropy[2]) / 0.001
+    assert fd == pytest.approx(0.5 * (r.dS_dd[2] + r.dS_dd[3]), rel=1e-3)
+
+
+def test_stochastic_fp_sympy_derivatives_match_finite_differences():
+    ref = fp._stfp_setup(0.55, 0.5, 20.0)[0]
+    for x, p in ((np.array([0.8, 0.5, 0.55, 0.5, 3.0, 3.5, 0.9]), 0.9),
+                 (np.array([0.5, 0.35, 0.4, 0.7, 4.0, 4.2, 0.1]), 0.5)):
+        g, S, GS, GE = fp._stfp_grad(x, p, ref)
+        H = fp._stfp_hess(GS, GE, 0.55)
+        h = 1e-5
+        for j in range(7):
+            e = np.zeros(7)
+            e[j] = h
+            gp, Sp = fp._stfp_grad(x + e, p, ref)[:2]
+            gm, Sm = fp._stfp_grad(x - e, p, ref)[:2]
+            assert (Sp - Sm) / (2 * h) == pytest.approx(g[j], abs=1e-6)
+            np.testing.assert_allclose((gp - gm) / (2 * h), H[:, j], atol=1e-5)
+        np.testing.assert_allclose(H, H.T, atol=1e-12)
+
+
+@pytest.mark.slow
+def test_stochastic_fp_fig27_curves():
+    """Fig. 2.7: around sign(m) the Ising S_FP stays positive at small d (dense region), above the
+    typical-reference curve (negative there), and grows with q*; q* = 0.9 is refused (RS unphysical)."""
+    alpha, d = 0.55, np.array([0.005, 0.02, 0.1])
+    r7 = fp.stochastic_perceptron(alpha, d, 0.7)
+    r8 = fp.stochastic_perceptron(alpha, d, 0.8)
+    rb = fp.binary_perceptron(alpha, d)
+    assert np.all(r7.entropy > 0) and np.all(r8.entropy > r7.entropy)
+    assert np.all(r7.entropy > rb.entropy) and rb.entropy[0] < 0
+    assert np.all(r8.entropy <= fp.binary_entropy_free(d))
+    for r in (r7, r8):
+        assert all(min(m.values()) > 1e-9 for m in r.extra["margins"]) if isinstance(r.extra.get("margins"), list) else True
+    with pytest.raises(ConvergenceError):
+        fp.stochastic_perceptron(alpha, 0.05, 0.9)
+
+
+@pytest.mark.slow
+def test_stochastic_fp_quadrature_refinement():
+    """The solution is stationary to 1e-7 under an independent, finer quadrature (2x outer nodes,
+    one level finer everywhere, 96-node inner Gauss-Hermite)."""
+    alpha, qs = 0.55, 0.7
+    r = fp.stochastic_perceptron(alpha, np.array([0.01, 0.1, 0.4]), qs)
+    fine = fp._StfpRef(alpha, qs, 20.0, fp._StfpQuad().finer())
+    for i, dd in enumerate(r.d):
+        x = np.array([r.order_params[k][i] for k in fp._STFP_NAMES])
+        g, S = fp._stfp_grad(x, 1 - 2 * dd, fine)[:2]
+        assert np.max(np.abs(g)) < 1e-6
+        assert S == pytest.approx(r.entropy[i], abs=1e-8)
+
+
+@pytest.mark.parametrize("kw,match", [({"alpha": 0.9}, "alpha"), ({"q_star": 1.0}, "q_star"),
+                                      ({"d": 0.0}, "d"), ({"beta": -1.0}, "beta")])
+def test_stochastic_fp_invalid_input(kw, match):
+    args = {"alpha": 0.55, "d": 0.1, "q_star": 0.7, "beta": 20.0}
+    args.update(kw)
+    with pytest.raises(ValueError, match=match):
+        fp.stochastic_perceptron(**args)

@@ -3,8 +3,9 @@
 
 * ``franz_parisi_fig27.png`` -- thesis Fig. 2.7 at alpha = 0.55: S_FP(d) around typical solutions
   of the Ising and spherical perceptrons (with their alpha = 0 curves), and the ratio
-  S_FP(d)/S_FP^{alpha=0}(d) that puts both on one scale (-> 1 for a dense neighbourhood).  The stochastic-perceptron curves of
-  Fig. 2.7 are NOT drawn: that FP computation is not implemented (see docs/franz_parisi.md).
+  S_FP(d)/S_FP^{alpha=0}(d) that puts both on one scale (-> 1 for a dense neighbourhood), with the
+  stochastic-perceptron curves of Fig. 2.7 (Ising solutions around sign(m), beta = 20,
+  q* = 0.7 and 0.8; at q* = 0.9 the RS reference is unphysical, see docs/franz_parisi.md).
 * ``franz_parisi_crossing.png`` -- the zero crossing d0(alpha) of the Ising S_FP (typical
   solutions isolated below it) and the typical distance d_typ(alpha).
 * ``franz_parisi_enumeration.png`` -- exhaustive enumeration (N = 13, 17, 21) vs theory for the
@@ -32,6 +33,11 @@ def _fig27(out):
     d0 = fp.binary_zero_crossing(alpha).d_zero
     free_b = fp.binary_entropy_free(d)
     free_s = 0.5 * np.log(4 * d * (1 - d))
+    d_st = np.concatenate([np.geomspace(3e-3, 0.02, 4), np.linspace(0.05, 0.5, 6)])
+    sto = {}
+    for qs in (0.7, 0.8):
+        sto[qs] = fp.stochastic_perceptron(alpha, d_st, qs, beta=20.0)
+    free_st = fp.binary_entropy_free(d_st)
     fig, axs = plt.subplots(1, 3, figsize=(14, 4.2))
     ax = axs[0]
     ax.plot(d, rb.entropy, "C3o-", ms=3, label="Ising, typical reference (RS)")
@@ -39,6 +45,8 @@ def _fig27(out):
     ax.axhline(0, color="k", lw=0.6)
     ax.axvline(d0, color="C3", lw=0.6, ls="--")
     ax.annotate(f"d₀ = {d0:.6f}", (d0, 0), textcoords="offset points", xytext=(8, 12), fontsize=8, color="C3")
+    for qs, c in zip(sto, ("C2", "C1")):
+        ax.plot(d_st, sto[qs].entropy, c + "s-", ms=3, label=f"Ising around sign(m), stochastic q* = {qs}, β = 20")
     ax.plot([rb.d_typical[0]], [rb.entropy_equilibrium[0]], "k*", ms=8, label="(d_typ, S_eq)")
     ax.set_xlabel("Hamming distance d")
     ax.set_ylabel("S_FP(d)  [log count / N]")
@@ -47,10 +55,13 @@ def _fig27(out):
     ins = ax.inset_axes([0.56, 0.45, 0.41, 0.26])
     m = d <= 0.03
     ins.plot(d[m], rb.entropy[m], "C3o-", ms=2)
+    for qs, c in zip(sto, ("C2", "C1")):
+        ms_ = d_st <= 0.03
+        ins.plot(d_st[ms_], sto[qs].entropy[ms_], c + "s-", ms=2)
     ins.axhline(0, color="k", lw=0.5)
     ins.set_xscale("log")
     ins.tick_params(labelsize=6)
-    ins.set_title("small d: S_FP < 0 (isolated)", fontsize=7)
+    ins.set_title("small d: typical S_FP < 0 (isolated); sign(m): > 0 (dense)", fontsize=6)
     ax = axs[1]
     ax.plot(d, rs.entropy, "C0o-", ms=3, label="spherical, typical reference (RS)")
     ax.plot(d, free_s, "C0:", label="spherical, α = 0: ½ log 4d(1-d)")
@@ -63,6 +74,9 @@ def _fig27(out):
     k = d < 0.3  # the alpha = 0 spherical entropy vanishes at d = 1/2 (ratio meaningless there)
     ax.plot(d[k], rb.entropy[k] / free_b[k], "C3o-", ms=3, label="Ising: S_FP / H₂(d)")
     ax.plot(d[k], rs.entropy[k] / free_s[k], "C0o-", ms=3, label="spherical: S_FP / ½ log 4d(1-d)")
+    kk = d_st < 0.3
+    for qs, c in zip(sto, ("C2", "C1")):
+        ax.plot(d_st[kk], sto[qs].entropy[kk] / free_st[kk], c + "s-", ms=3, label=f"stochastic q* = {qs}: S_FP / H₂(d)")
     ax.axhline(0, color="k", lw=0.6)
     ax.axhline(1, color="0.5", lw=0.6, ls=":")
     ax.set_xscale("log")
@@ -70,8 +84,8 @@ def _fig27(out):
     ax.set_ylabel("S_FP(d) / S_FP(d; α = 0)")
     ax.set_title("ratio → 1: dense (spherical); < 0: isolated (Ising)", fontsize=10)
     ax.legend(fontsize=8)
-    fig.text(0.5, -0.02, "Stochastic-perceptron curves of thesis Fig. 2.7 not computed "
-             "(see docs/franz_parisi.md)", ha="center", fontsize=8, color="0.4")
+    fig.text(0.5, -0.02, "Stochastic perceptron (RS, α = 0.55, β = 20): q* = 0.9 not shown — the RS reference is "
+             "unphysical there (free entropy > log 2; see docs/franz_parisi.md)", ha="center", fontsize=8, color="0.4")
     fig.tight_layout()
     return save(fig, Path(out) / "franz_parisi_fig27.png")
 
