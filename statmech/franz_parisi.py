@@ -24,8 +24,9 @@ Public API
 ``stochastic_reference(alpha, q_star, beta)``, ``stochastic_energy(alpha, q_star, beta)``
     The equilibrium theory of the stochastic perceptron (thesis Eqs. 2.53--2.54): RS order
     parameters and the training error of the binarized configuration ``sign(m)``.
-    NOT implemented: the FP entropy around ``sign(m)`` (Eqs. 2.55--2.56 with the stochastic
-    reference, the stochastic curves of Fig. 2.7); see docs/franz_parisi.md.
+``stochastic_perceptron(alpha, d, q_star, beta=20.0)``
+    RS :math:`S_{FP}(d)` of Ising solutions around ``sign(m)`` of the stochastic perceptron
+    (Eqs. 2.55--2.56 with the reference of Eq. 2.53; the stochastic curves of Fig. 2.7).
 
 Every solver returns a :class:`statmech.saddle.SaddlePoint` (vectorized over ``d``)
 and raises :class:`statmech.ConvergenceError` rather than return a wrong number.
@@ -59,7 +60,7 @@ from .symbolic import Code, Expectation, Log2Cosh, LogH, Scalar, kernels
 __all__ = [
     "binary_perceptron", "spherical_perceptron", "binary_zero_crossing",
     "equilibrium_binary", "equilibrium_spherical",
-    "stochastic_reference", "stochastic_energy",
+    "stochastic_reference", "stochastic_energy", "stochastic_perceptron",
     "binary_entropy_free",
 ]
 
