@@ -27,7 +27,10 @@ Public API
     ``dFdp`` defaults to central differences in ``p``.  Optional: ``events`` (dict
     name -> ``g(x, p, **params)``; zeros are located), ``names`` (order-parameter
     names), ``p_name``, ``weights`` (length n+1, the weighted norm on (x, p)),
-    ``in_domain(x, p) -> bool``, ``tol`` (residual tolerance, default 1e-10),
+    ``in_domain(x, p) -> bool``, ``tol`` (absolute residual tolerance, default 1e-10),
+    ``rtol`` (default 1e-10: when Newton stagnates above ``tol`` because the terms of F are
+    large -- rounding floor ~eps |F_x| |x| -- a point is still accepted if its componentwise
+    backward error max_i |F_i| / (|F_x| |x| + |F_p| |p|)_i is <= rtol; 0 disables this),
     ``affine_in_p`` (F linear in p, as for every free energy ``f = f_0(x) + alpha f_1(x)``
     of the models: ``F_p = F(x, p+1) - F(x, p)`` exactly; otherwise 4th-order differences).
     A ``ValueError`` raised by a model function (point outside its domain) is read as NaN

@@ -493,3 +493,35 @@ def test_learning_curve_through_the_engine_finds_the_saddle_branch():
     assert a.min() > tr.alpha_s and a.max() < tr.alpha_d  # the saddle connects the fold to the bifurcation
     np.testing.assert_array_equal(lc.equilibrium["branch"], ref.equilibrium["branch"])
     np.testing.assert_allclose(lc.equilibrium["R"], ref.equilibrium["R"], rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.slow
+def test_large_K_alpha_d_from_engine_lines_against_mpmath():
+    """erf alpha_d(K = 50) ~ 628 (Hessian entries ~1e8 there): the engine's K-continued line and
+    the polished value against an independent 40-digit solution of {grad beta f = 0 on R = S,
+    det H = 0} (sympy derivatives of seed Eq. 20, eps_g corrected, evaluated in mpmath)."""
+    import mpmath as mp
+    import sympy as sy
+    R, S, C, a, K = sy.symbols("R S C alpha K")
+    m = lambda r: 2 / sy.pi * sy.asin(r / 2)
+    eps = m(1) - m(R) + (K - 1) / 2 * (m(C) + m(0) - 2 * m(S))
+    f = a * K * eps - (sy.log(1 + (K - 1) * C - (R + (K - 1) * S) ** 2) / 2
+                       + (K - 1) / 2 * sy.log(1 - C - (R - S) ** 2))
+    X = [R, S, C]
+    g = [sy.diff(f, v) for v in X]
+    gl = sy.lambdify([R, S, C, a, K], [g[0], g[2]], "mpmath")
+    Hl = sy.lambdify([R, S, C, a, K], sy.Matrix([[sy.diff(gi, v) for v in X] for gi in g]), "mpmath")
+    tr = scm.transitions([3, 50], "erf")[1]
+    assert tr.details["solver"] == "continuation (two-parameter in K)"
+    row = [q for q in scm.equilibria(tr.alpha_d * (1 - 1e-6), 50, "erf") if q.branch == "unspecialized"][0]
+    with mp.workdps(40):
+        Kv = mp.mpf(50)
+
+        def eqs(r, c, al):
+            g0, g2 = gl(r, r, c, al, Kv)
+            return [g0, g2, mp.det(mp.matrix(Hl(r, r, c, al, Kv))) / Kv ** 4]
+        sol = mp.findroot(eqs, [mp.mpf(row.R), mp.mpf(row.C), mp.mpf(tr.alpha_d)])
+        ref = float(sol[2])
+    assert ref == pytest.approx(628.2557113030548, rel=1e-12)
+    assert tr.alpha_d == pytest.approx(ref, rel=1e-8)
+    assert tr.details["alpha_d_engine"] == pytest.approx(ref, rel=1e-7)
