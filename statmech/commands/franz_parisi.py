@@ -6,6 +6,7 @@ Examples::
     statmech franz-parisi entropy --weights spherical --alpha 0.55 --d 0.01 0.1
     statmech franz-parisi crossing --alpha 0.5 0.6 --json
     statmech franz-parisi stochastic-energy --alpha 0.55 --q-star 0.5 0.6 --beta 20 --json
+    statmech franz-parisi stochastic --alpha 0.55 --q-star 0.7 --beta 20 --d 0.01 0.1
 """
 from __future__ import annotations
 
@@ -40,6 +41,15 @@ def register(sub):
     s.add_argument("--beta", type=float_or_inf, default=20.0)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run_stochastic_energy)
+
+    f = ps.add_parser("stochastic",
+                      help="stochastic perceptron: S_FP(d) of Ising solutions around sign(m) (thesis Fig. 2.7)")
+    f.add_argument("--alpha", type=float_or_inf, required=True)
+    f.add_argument("--q-star", type=float_or_inf, required=True, dest="q_star")
+    f.add_argument("--beta", type=float_or_inf, default=20.0)
+    f.add_argument("--d", type=float_or_inf, nargs="+", required=True, help="distances in (0, 0.5]")
+    f.add_argument("--json", action="store_true")
+    f.set_defaults(func=run_stochastic)
 
 
 def _table(names, cols):
@@ -80,3 +90,14 @@ def run_stochastic_energy(args):
                        "q_m": np.atleast_1d(res.q_m), "q_hat": np.atleast_1d(res.q_hat)},
                 text=_table(["q_star", "energy", "q_m", "q_hat"],
                             [np.sort(q), E, np.atleast_1d(res.q_m), np.atleast_1d(res.q_hat)]))
+
+
+def run_stochastic(args):
+    from .. import franz_parisi as fp
+    d = np.array(args.d, dtype=float)
+    res = fp.stochastic_perceptron(args.alpha, d, args.q_star, args.beta)
+    data = {**res.params, **res.order_params, **res.thermo, "converged": res.converged, "residual": res.residual}
+    text = _table(["d", "S_FP", "dS/dd", "q1", "R", "p_hat"], [d, res.entropy, res.dS_dd, res.q1, res.R, res.p_hat])
+    text += (f"\nS_eq(Ising) = {float(np.ravel(res.entropy_equilibrium)[0]):.12g} at d_typical = "
+             f"{float(np.ravel(res.d_typical)[0]):.12g}")
+    return emit(args, data, text=text)
