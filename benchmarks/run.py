@@ -6,6 +6,8 @@ Each ``benchmarks/bench_*.py`` defines ``run() -> list[dict]``; a row has the ke
 write, at equal accuracy), ``ratio`` (baseline_s / statmech_s), ``rel_diff``
 (relative difference of the two results) and optional ``notes``.
 
+The table is also written into README.md between the BENCHMARKS markers.
+
 Usage: ``python benchmarks/run.py [--only NAME ...]`` (with --only, the other groups' rows are kept
 from the previous results.json).
 """
@@ -64,8 +66,24 @@ def main(argv=None):
         lines.append(f"| {r['group']} | {r['name']} | {fmt(1e3 * r['statmech_s'], '.3g')} | "
                      f"{fmt(None if r.get('baseline_s') is None else 1e3 * r['baseline_s'], '.3g')} | "
                      f"{fmt(r.get('ratio'), '.0f')}{'x' if r.get('ratio') else ''} | {fmt(r.get('rel_diff'), '.1e')} | {r.get('notes', '')} |")
-    atomic_write_text(HERE / "results.md", "\n".join(lines) + "\n")
-    print((HERE / "results.md").read_text())
+    table = "\n".join(lines) + "\n"
+    atomic_write_text(HERE / "results.md", table)
+    update_readme(table)
+    print(table)
+
+
+def update_readme(table):
+    """Replace the block between the BENCHMARKS markers of README.md with ``table``."""
+    readme = HERE.parent / "README.md"
+    if not readme.exists():
+        return
+    text = readme.read_text()
+    start, end = "<!-- BENCHMARKS -->", "<!-- /BENCHMARKS -->"
+    if start not in text:
+        return
+    head, rest = text.split(start, 1)
+    tail = rest.split(end, 1)[1] if end in rest else rest
+    atomic_write_text(readme, f"{head}{start}\n{table}{end}{tail}")
 
 
 if __name__ == "__main__":
