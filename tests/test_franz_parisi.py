@@ -339,7 +339,7 @@ def test_stochastic_fp_unconstrained_point_is_the_gardner_solution():
     ref, x, p_typ, S_typ, S_eq = fp._stfp_setup(alpha, 0.5, 20.0)
     eq = fp.equilibrium_binary(alpha)
     q1, t, R, qh1, th, Rh, ph = x
-    assert S_typ == pytest.approx(eq.entropy, abs=1e-9)
+    assert S_typ == pytest.approx(eq.entropy, abs=1e-7)   # quadrature accuracy of the outer rule, ~5e-8
     # (order parameters agree to the accuracy of the two independent quadratures, ~1e-7)
     assert q1 == pytest.approx(eq.q, abs=1e-6) and qh1 == pytest.approx(eq.q_hat, abs=1e-6)
     assert R == pytest.approx(t, abs=1e-7) and Rh == pytest.approx(th, abs=1e-6)
@@ -347,7 +347,7 @@ def test_stochastic_fp_unconstrained_point_is_the_gardner_solution():
     # the public function reproduces S_eq at d_typ and is below it elsewhere (maximum)
     d_typ = (1 - p_typ) / 2
     r = fp.stochastic_perceptron(alpha, np.array([d_typ, d_typ - 0.03, d_typ + 0.03, d_typ + 0.031]), 0.5)
-    assert r.entropy[0] == pytest.approx(S_eq, abs=1e-9)
+    assert r.entropy[0] == pytest.approx(S_eq, abs=1e-7)
     assert np.all(r.entropy[1:] < S_eq - 1e-5)
     assert np.all(r.converged) and np.all(r.residual < 1e-8)
     # dS/dd = 2 p_hat (envelope theorem) against the finite difference of two close points
@@ -401,7 +401,7 @@ def test_stochastic_fp_quadrature_refinement():
         x = np.array([r.order_params[k][i] for k in fp._STFP_NAMES])
         g, S = fp._stfp_grad(x, 1 - 2 * dd, fine)[:2]
         assert np.max(np.abs(g)) < 1e-6
-        assert S == pytest.approx(r.entropy[i], abs=1e-8)
+        assert S == pytest.approx(r.entropy[i], abs=1e-7)
 
 
 @pytest.mark.parametrize("kw,match", [({"alpha": 0.9}, "alpha"), ({"q_star": 1.0}, "q_star"),
