@@ -33,7 +33,7 @@ def _fig27(out):
     d0 = fp.binary_zero_crossing(alpha).d_zero
     free_b = fp.binary_entropy_free(d)
     free_s = 0.5 * np.log(4 * d * (1 - d))
-    d_st = np.concatenate([np.geomspace(3e-3, 0.02, 4), np.linspace(0.05, 0.5, 6)])
+    d_st = np.array([0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5])
     sto = {}
     for qs in (0.7, 0.8):
         sto[qs] = fp.stochastic_perceptron(alpha, d_st, qs, beta=20.0)
