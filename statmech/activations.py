@@ -85,7 +85,7 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-from .errors import check_finite, check_int, check_range
+from .errors import ConvergenceError, check_finite, check_int, check_range
 from .symbolic import Scalar, kernels
 
 __all__ = ["Sigmoid", "Softplus", "partition_function", "gate_expectation", "esp", "esp_derivative", "log_partition",
@@ -440,6 +440,11 @@ class ESPTransitions:
     differences of :func:`statmech.scm.pair_moment`) from the exact ESP value
     (:meth:`ESP.pair_moment` with ``order=1``) on ``|rho| <= 0.95``, an a-posteriori
     accuracy indicator of the transition points.
+
+    ``resolved`` is False where the continuation engine could not resolve the transition
+    (it raised :class:`~statmech.ConvergenceError`, e.g. K = 5 near beta = 0.3-0.5 where the
+    first-order coexistence region is only ~1e-6 wide, close to a tricritical point);
+    there the arrays are masked (``numpy.ma``) and ``details`` holds the error message.
     """
     K: float
     beta: np.ndarray
@@ -450,6 +455,7 @@ class ESPTransitions:
     relu: object
     details: tuple
     interp_error: np.ndarray = None
+    resolved: np.ndarray = None
 
 
 def scm_transitions(K, betas, progress=False):
@@ -482,7 +488,13 @@ def scm_transitions(K, betas, progress=False):
             ierr.append(0.0)
         else:
             act = ESP(float(beta))
-            t = scm.transitions(K, activation=act)
+            try:
+                t = scm.transitions(K, activation=act)
+            except ConvergenceError as exc:
+                rows.append((math.inf, math.inf, math.inf, 0))
+                det.append(f"unresolved: {exc}")
+                ierr.append(0.0)
+                continue
             d = 1e-5   # m' of scm's interpolant by central differences (FD error ~1e-11)
             interp = (scm.pair_moment(rho_test + d, act) - scm.pair_moment(rho_test - d, act)) / (2 * d)
             ierr.append(float(np.max(np.abs(interp - act.pair_moment(rho_test, order=1)))))
@@ -490,5 +502,7 @@ def scm_transitions(K, betas, progress=False):
         rows.append((f(t.alpha_s), f(t.alpha_c), f(t.alpha_d), int(t.order or 0)))
         det.append(t)
     r = np.array(rows, dtype=float)
-    return ESPTransitions(K, b, r[:, 0], r[:, 1], r[:, 2], r[:, 3].astype(int), relu, tuple(det),
-                          np.array(ierr))
+    ok = np.array([not isinstance(d, str) for d in det])
+    m = lambda v: np.ma.masked_array(v, mask=~ok)  # noqa: E731
+    return ESPTransitions(K, b, m(r[:, 0]), m(r[:, 1]), m(r[:, 2]), m(r[:, 3].astype(int)), relu, tuple(det),
+                          np.array(ierr), ok)

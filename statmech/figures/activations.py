@@ -71,13 +71,18 @@ def _phase_diagram(out):
         ax.set_xlabel(r"$\beta$ (ESP noise parameter)")
         ax.set_ylabel(r"$\alpha = \beta_{\rm T} P/(KN)$")
         orders = {1: "first order", 2: "continuous"}
-        kinds = sorted({orders.get(int(o), "") for o in r.order if o})
+        kinds = sorted({orders.get(int(o), "") for o in r.order.compressed() if o})
         ax.set_title(f"SCM with ESP units, K = {K} ({' / '.join(kinds)})")
         ax.legend(fontsize=7, loc="upper right")
         ax.grid(alpha=0.3, which="both")
+        if not np.all(r.resolved):
+            for bu in r.beta[~r.resolved]:
+                ax.axvline(bu, color="0.6", lw=0.6, ls=":")
+            ax.plot([], [], color="0.6", lw=0.6, ls=":", label="not resolved (near-tricritical)")
+            ax.legend(fontsize=7, loc="upper right")
         if K == 5:
             w = (r.alpha_d - r.alpha_s) / r.alpha_c
-            axes[2].plot(r.beta, np.where(r.order == 1, w, 0.0), "o-", color="C3", label="K = 5")
+            axes[2].plot(r.beta, np.ma.where(r.order == 1, w, 0.0), "o-", color="C3", label="K = 5")
         else:
             axes[2].plot(r.beta, np.zeros_like(r.beta), "o-", color="C0", label="K = 2 (continuous)")
     axes[2].set_xscale("log")
