@@ -15,6 +15,12 @@ from pathlib import Path
 __all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_write_json", "atomic_path"]
 
 
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_path(path, suffix=""):
     """Context manager yielding a temporary path; renamed to ``path`` on success.
@@ -28,6 +34,7 @@ def atomic_path(path, suffix=""):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp" + suffix, dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the mode a plain open() would
     try:
         yield tmp
         with open(tmp, "rb") as fh:

@@ -128,3 +128,17 @@ def test_cli_bad_argument_is_one_line_exit_2():
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
     p = subprocess.run([sys.executable, "-m", "statmech", "nonsense"], capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_atomic_write_is_complete_and_honours_umask(tmp_path):
+    import os
+    from statmech.io import atomic_write_json, atomic_write_text
+    p = tmp_path / "a.txt"
+    atomic_write_text(p, "hello")
+    assert p.read_text() == "hello"
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert (p.stat().st_mode & 0o777) == (0o666 & ~mask)
+    atomic_write_json(tmp_path / "b.json", {"x": 1})
+    assert (tmp_path / "b.json").read_text().strip().startswith("{")
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
