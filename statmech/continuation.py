@@ -1282,25 +1282,36 @@ def _sheet_point(prob, br, sheet, p):
     return _on_sheet(prob, br, sheet, p)
 
 
-def _refine_coexistence(prob, x1, x2, p):
+def _coexistence_residual(prob, z, scale):
+    """Coexistence system at z = (x1, x2, p): F(x1) = F(x2) = 0, (f(x1) - f(x2))/scale = 0."""
     n = prob.n
+    a, b, pp = z[:n], z[n:2 * n], z[-1]
+    return np.concatenate([prob.F(a, pp), prob.F(b, pp), [(prob.f(a, pp) - prob.f(b, pp)) / scale]])
+
+
+def _coexistence_jacobian(prob, z, scale):
+    """Jacobian of :func:`_coexistence_residual` (bordered by the p column and the f-difference row)."""
+    n = prob.n
+    a, b, pp = z[:n], z[n:2 * n], z[-1]
+    M = np.zeros((2 * n + 1, 2 * n + 1))
+    M[:n, :n] = prob.J(a, pp)
+    M[:n, -1] = prob.Fp(a, pp)
+    M[n:2 * n, n:2 * n] = prob.J(b, pp)
+    M[n:2 * n, -1] = prob.Fp(b, pp)
+    M[-1, :n] = prob.grad_f(a, pp) / scale
+    M[-1, n:2 * n] = -prob.grad_f(b, pp) / scale
+    M[-1, -1] = (prob.f_p(a, pp) - prob.f_p(b, pp)) / scale
+    return M
+
+
+def _refine_coexistence(prob, x1, x2, p):
     scale = max(1.0, abs(prob.f(x1, p)))
 
     def G(z):
-        a, b, pp = z[:n], z[n:2 * n], z[-1]
-        return np.concatenate([prob.F(a, pp), prob.F(b, pp), [(prob.f(a, pp) - prob.f(b, pp)) / scale]])
+        return _coexistence_residual(prob, z, scale)
 
     def JG(z):
-        a, b, pp = z[:n], z[n:2 * n], z[-1]
-        M = np.zeros((2 * n + 1, 2 * n + 1))
-        M[:n, :n] = prob.J(a, pp)
-        M[:n, -1] = prob.Fp(a, pp)
-        M[n:2 * n, n:2 * n] = prob.J(b, pp)
-        M[n:2 * n, -1] = prob.Fp(b, pp)
-        M[-1, :n] = prob.grad_f(a, pp) / scale
-        M[-1, n:2 * n] = -prob.grad_f(b, pp) / scale
-        M[-1, -1] = (prob.f_p(a, pp) - prob.f_p(b, pp)) / scale
-        return M
+        return _coexistence_jacobian(prob, z, scale)
 
     z0 = np.concatenate([x1, x2, [p]])
     r = newton(G, z0, JG, tol=max(prob.tol * 1e-2, 1e-14), maxiter=40, raise_on_fail=False)
@@ -1601,22 +1612,10 @@ def _ext_problem(problem, point, param):
         scale = max(1.0, abs(point.f))
 
         def G(z, q):
-            pr = P(q)
-            a, b, p = z[:n], z[n:2 * n], z[-1]
-            return np.concatenate([pr.F(a, p), pr.F(b, p), [(pr.f(a, p) - pr.f(b, p)) / scale]])
+            return _coexistence_residual(P(q), z, scale)
 
         def JG(z, q):
-            pr = P(q)
-            a, b, p = z[:n], z[n:2 * n], z[-1]
-            M = np.zeros((2 * n + 1, 2 * n + 1))
-            M[:n, :n] = pr.J(a, p)
-            M[:n, -1] = pr.Fp(a, p)
-            M[n:2 * n, n:2 * n] = pr.J(b, p)
-            M[n:2 * n, -1] = pr.Fp(b, p)
-            M[-1, :n] = pr.grad_f(a, p) / scale
-            M[-1, n:2 * n] = -pr.grad_f(b, p) / scale
-            M[-1, -1] = (pr.f_p(a, p) - pr.f_p(b, p)) / scale
-            return M
+            return _coexistence_jacobian(P(q), z, scale)
         z0 = np.concatenate([point.x1, point.x2, [point.p]])
         return "coexistence", G, JG, z0, q0
     kind = point.kind
