@@ -1363,7 +1363,6 @@ def coexistence(branch_a, branch_b=None, *, _idx=(None, None)):
         raise ValueError("branch_a must come from a Problem with a free_energy")
     same = branch_b is None
     branch_b = branch_a if same else branch_b
-    n = prob.n
     out = []
     sheets_a = _sheets(branch_a)
     sheets_b = _sheets(branch_b)

@@ -889,7 +889,6 @@ def _equilibria_inf(info, alpha):
     for R in roots:
         v, d1, d2, eps, s = phi(R)
         if d2 > 0 or (d2 == 0 and R == 0.0):
-            row = np.array([R, 1.0 - R, 0.0, v, eps, s, d2, np.nan, np.nan, 1.0, 0.0, abs(d1)])
             sp = SaddlePoint("scm.equilibrium", {"alpha": alpha, "K": math.inf},
                              {"R": R, "S": 1.0 - R, "C": 0.0},
                              {"free_energy": float(v), "generalization_error": float(eps), "entropy": float(-s)},
