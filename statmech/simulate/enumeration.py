@@ -70,6 +70,17 @@ _REFRESH = 1 << 16  # recompute the fields from scratch this often
 
 # --------------------------------------------------------------------------- kernels
 @numba.njit(cache=True)
+def _push(out, n, code):
+    """Store ``code`` at ``out[n]``, doubling the buffer when full; returns the buffer."""
+    if n == out.size:
+        new = np.empty(2 * out.size, dtype=np.int64)
+        new[:n] = out[:n]
+        out = new
+    out[n] = code
+    return out
+
+
+@numba.njit(cache=True)
 def _fields_from_code(At, code, h):
     N, P = At.shape
     for mu in range(P):
@@ -119,8 +130,7 @@ def _enum_codes(At, thr):
     total = np.int64(1) << N
     h = np.empty(P)
     _fields_from_code(At, np.int64(0), h)
-    cap = 1024
-    out = np.empty(cap, dtype=np.int64)
+    out = np.empty(1024, dtype=np.int64)
     n = 0
     last = 0
     code = np.int64(0)
@@ -136,12 +146,7 @@ def _enum_codes(At, thr):
                 last = mu
                 break
         if ok:
-            if n == cap:
-                cap *= 2
-                new = np.empty(cap, dtype=np.int64)
-                new[:n] = out[:n]
-                out = new
-            out[n] = code
+            out = _push(out, n, code)
             n += 1
     return out[:n]
 
@@ -174,8 +179,7 @@ def _enum_codes_pop(xcodes, N, thr):
     """+-1 patterns: field of pattern mu = N - 2 popcount(code ^ xcodes[mu]) (O(1), no updates)."""
     P = xcodes.shape[0]
     total = np.int64(1) << N
-    cap = 1024
-    out = np.empty(cap, dtype=np.int64)
+    out = np.empty(1024, dtype=np.int64)
     n = 0
     last = 0
     for code in range(total):
@@ -188,12 +192,7 @@ def _enum_codes_pop(xcodes, N, thr):
                 last = mu
                 break
         if ok:
-            if n == cap:
-                cap *= 2
-                new = np.empty(cap, dtype=np.int64)
-                new[:n] = out[:n]
-                out = new
-            out[n] = code
+            out = _push(out, n, code)
             n += 1
     return out[:n]
 
