@@ -1,0 +1,52 @@
+"""Large-K limit of the sign 1RSB capacity (Eq. 1RSB.L, docs/committee.md "1RSB at large K")."""
+import math
+
+import numpy as np
+import pytest
+
+from statmech import committee as cm
+from statmech.gaussian import expect_piecewise
+
+
+def test_coefficient_is_half_monasson_zecchina():
+    assert cm.one_rsb_large_K_coefficient() == pytest.approx(8 / math.pi, rel=1e-15)
+    assert cm.monasson_zecchina(math.e) == pytest.approx(2 * cm.one_rsb_large_K_coefficient(), rel=1e-15)
+
+
+def test_inner_average_against_direct_quadrature():
+    # ln E_g exp(-yh (m + s g)_+^3) against a brute-force expectation (no log-space tricks needed
+    # at moderate arguments), including m < 0 (maximum on the boundary u = 0) and m >> s
+    for m, s, yh in [(-0.7, 0.5, 3.0), (0.4, 0.3, 50.0), (2.5, 0.6, 1e3), (0.05, 0.05, 1e6)]:
+        direct = expect_piecewise(lambda g: np.exp(-yh * np.maximum(m + s * g, 0.0) ** 3),
+                                  [-m / s, -m / s + 0.5 * yh ** (-1 / 3) / s], level=7)
+        got = float(cm._log_inner_continuum(np.array([m]), s, yh, 16)[0])
+        assert got == pytest.approx(math.log(direct), rel=1e-10, abs=1e-12)
+    # deep tail: m/s = 400 -> finite, and equal to the Laplace estimate within its error
+    m, s, yh = 40.0, 0.1, 10.0
+    got = float(cm._log_inner_continuum(np.array([m]), s, yh, 16)[0])
+    assert np.isfinite(got) and got < -1e4
+
+
+def test_large_K_limit_approaches_8_over_pi_from_below():
+    r = cm.tcm_1rsb_large_K(ln_K=1e6)
+    assert r.converged and np.all(r.hessian_eigenvalues > 0)
+    assert r.extra["quadrature_error"] < 1e-8 * r.alpha_c
+    assert r.ratio == pytest.approx(8 / math.pi, rel=0.01)
+    assert r.ratio < 8 / math.pi
+    # 1 - q0 -> 2 / ln K (the asymptotic optimum v = 1/L, L = ln K / 2)
+    assert (1 - r.q0) * 1e6 / 2 == pytest.approx(1.0, abs=0.03)
+
+
+@pytest.mark.slow
+def test_large_K_ratio_increases_towards_8_over_pi():
+    ratios = [cm.tcm_1rsb_large_K(ln_K=L).ratio for L in (1e2, 1e4, 1e6)]
+    assert ratios[0] < ratios[1] < ratios[2] < 8 / math.pi
+
+
+def test_large_K_rejects_bad_input():
+    with pytest.raises(ValueError, match="K"):
+        cm.tcm_1rsb_large_K(K=1)
+    with pytest.raises(ValueError):
+        cm.tcm_1rsb_large_K()
+    with pytest.raises(ValueError, match="ln_K"):
+        cm.tcm_1rsb_large_K(ln_K=float("nan"))
