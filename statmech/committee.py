@@ -63,9 +63,11 @@ Gaussian averages use permutation symmetry: sums over multisets of the nodes of 
 Public API
 ----------
 ``tcm_storage(alpha, K, activation="sign", ansatz="rs")`` -> SaddlePoint (q, q_hat, entropy,
-replicon, rs_stable), K in {1, 3, 5}; ``tcm_capacity(K, activation, ansatz)`` -> float;
-``tcm_at_line(K)`` -> alpha_AT; ``tcm_capacity_1rsb_point(K)`` -> SaddlePoint (q0, y) at the
-1RSB capacity, K in {1, 3, 5}; ``rs_large_K_coefficient()``; ``monasson_zecchina(K)``;
+replicon, rs_stable), any odd K (multiset rules for K <= 7, randomized QMC for K >= 9);
+``tcm_capacity(K, activation, ansatz)`` -> float; ``tcm_at_line(K)`` -> alpha_AT,
+``tcm_at_line_point(K)`` (with error estimate); ``tcm_capacity_1rsb_point(K)`` -> SaddlePoint
+(q0, y) at the 1RSB capacity, any odd K (RQMC for K >= 7, ``tcm_capacity_1rsb_rqmc``);
+``rs_large_K_coefficient()``; ``monasson_zecchina(K)``;
 ``relu_kernel_Q(q)``; ``relu_rs_capacity_error(K)``; ``sign_flip_cost(t)``, ``relu_flip_cost(t)``.
 """
 from __future__ import annotations
@@ -564,7 +566,7 @@ def _storage_one(alpha, K, level, guess=None, tol=math.inf):
         entropy, replicon = float(ent.mean()), float(rep.mean())
         se_q, se_s, se_r = (float(a.std(ddof=1) / math.sqrt(n)) for a in (dq, ent, rep))
         quad_err = 2.0 * max(se_q, se_s)
-        extra.update(stderr_q=se_q, stderr_entropy=se_s, stderr_replicon=se_r,
+        extra.update(stderr_q=se_q, stderr_entropy=se_s, stderr_replicon=se_r, replicon_error=2.0 * se_r,
                      points=len(_sobol_normal(K, level[1], level[2])),
                      replicon_points=_rqmc_hess_points(K, level[1]), sets=n)
         gsv, dgs, d2gs = _eqs.gs_rs(q)
@@ -573,6 +575,7 @@ def _storage_one(alpha, K, level, guess=None, tol=math.inf):
         # q error from the residual change dq = dr / r'(q); entropy change at the same q
         quad_err = max(abs(dqc), abs(entc - entropy))
         extra["replicon_coarse"] = repc
+        extra["replicon_error"] = abs(repc - replicon)
     extra["quadrature_error"] = quad_err
     resid = abs(info.residual) if np.isfinite(info.residual) else abs(f(float(info.x[0])))
     if quad_err > tol:
@@ -631,6 +634,9 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-
         * ``"gh"`` (default K = 7): multisets of an n-point Gauss--Hermite rule, n = ``level``
           (default 16, 170544 points at K = 7, ~1 s per average); error estimate = change to
           n - 4.  K = 7, q = 0.35: error 1e-8 (ln Z), 1e-7 (derivative term); q = 0.6: 2e-5.
+          The replicon term converges more slowly (K = 7, q = 0.61: 4e-3 at n = 16;
+          ``extra["replicon_error"]``).  With the default (method and level None) K = 7
+          falls back to RQMC when the GH error estimate exceeds ``tol`` (alpha >~ 2.5).
         * ``"rqmc"`` (default K >= 9): a scrambled Sobol set of 2^level points (default 2^16),
           fixed during the root search so the residual is deterministic; q is then corrected
           by the mean residual over 4 further scramblings, entropy and replicon are averaged
@@ -660,8 +666,20 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-
     a = check_range("alpha", alpha, 0.0)
     lev = _rs_level_arg(k, method, level)
     tol = float(check_range("tol", tol, 0.0, lo_open=True, allow_inf=True))
+    if k == 7 and method is None and level is None:
+        return vectorize_over(lambda al, guess=None: _storage_k7_auto(al, tol), a, model="committee.tcm_storage")
     return vectorize_over(lambda al, guess=None: _storage_one(al, k, lev, guess, tol), a,
                           model="committee.tcm_storage")
+
+
+def _storage_k7_auto(alpha, tol):
+    """K = 7 default: Gauss-Hermite multiset (n = 16), RQMC (2^16) if its error estimate exceeds tol."""
+    try:
+        return _storage_one(alpha, 7, ("gh", _RS_GH_K7), None, tol)
+    except ConvergenceError as exc:
+        if "quadrature error" not in str(exc):
+            raise
+    return _storage_one(alpha, 7, ("rqmc", _RS_RQMC_LOG2, 0), None, tol)
 
 
 def tcm_at_line(K, *, level=None, method=None):
@@ -671,9 +689,13 @@ def tcm_at_line(K, *, level=None, method=None):
     For K >= 3 the RS solution is unstable for alpha_AT < alpha < alpha_c^RS.  Solved along
     the RS line parametrized by q: Eq. RS.2 gives alpha(q) = q sqrt(q/(1-q)) / (-E[sum t
     dlnZ/du]) explicitly, and the root of lambda_AT(q) = 1 - alpha(q) E||d2 lnZ||_F^2 is
-    found by Brent.  ``method``/``level`` as in :func:`tcm_storage` (defaults by K).  With
-    RQMC (K >= 9) the root is taken for the search set and corrected by the mean over 5
-    scramblings (:func:`tcm_at_line_point` returns the error estimate).
+    found by Brent.  ``method``/``level`` as in :func:`tcm_storage`; the default is the
+    tanh--sinh multiset for K <= 5 and RQMC (2^16 antithetic points) for K >= 7, because the
+    replicon term converges slowly in the Gauss--Hermite order.  With RQMC the root is taken
+    for the search set and averaged with the linearized roots of 4 further scramblings
+    (:func:`tcm_at_line_point` returns the error estimate, 2 standard errors).
+    alpha_AT = 1.7294 (K = 3), 2.0729 (K = 5), 2.320 +- 0.002 (K = 7); alpha_AT/alpha_c^RS =
+    0.430, 0.359, 0.317.  Cost: seconds (K = 3, level 2), ~2 min (K = 5, 7).
     """
     return float(tcm_at_line_point(K, level=level, method=method).alpha)
 
@@ -688,6 +710,10 @@ def tcm_at_line_point(K, *, level=None, method=None):
         return SaddlePoint("committee.tcm_at_line", {"alpha": 2.0, "K": 1, "activation": "sign"},
                            {"q": 1.0}, {}, extra={"quadrature_error": 0.0, "alpha_over_alpha_c": 1.0,
                                                   "note": "perceptron: marginal at capacity"})
+    if k >= 7 and method is None and level is None:
+        # the replicon term converges slowly in the Gauss-Hermite order (K = 7, q = 0.61:
+        # ||d2 lnZ||^2 = 0.43234, 0.43106, 0.43056 for n = 16, 20, 24; RQMC 2^18: 0.43058)
+        return _at_line_cached(k, ("rqmc", _RS_RQMC_LOG2, 0))
     return _at_line_cached(k, _rs_level_arg(k, method, level))
 
 
@@ -701,11 +727,11 @@ def _at_alpha_replicon(k, q, lev):
 def _at_line_cached(k, lev):
     ac = _alpha_rs_sign(k)
     g = lambda q: _at_alpha_replicon(k, q, lev)[1]
-    grid = np.linspace(0.05, 0.95, 19)
+    grid = np.linspace(0.1, 0.9, 9)
     vals = [g(q) for q in grid]
     i = next((j for j in range(len(grid) - 1) if vals[j] > 0 >= vals[j + 1]), None)
     if i is None:
-        raise ConvergenceError("tcm_at_line: replicon sign change not bracketed for q in [0.05, 0.95]",
+        raise ConvergenceError("tcm_at_line: replicon sign change not bracketed for q in [0.1, 0.9]",
                                diagnostics={"K": k, "replicon": vals})
     info = root_scalar(g, (grid[i], grid[i + 1]), xtol=1e-10)
     q = float(info.x[0])
@@ -941,10 +967,20 @@ def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
     of alpha_c between the n = 30 and n = 40 outer rules at the same point, an upper
     estimate; K = 5: between n = 12 and n = 16; with explicit ``n_outer``/``inner_level``: change
     with n + 4 and inner level + 1).  K = 5: alpha_c^1RSB = 3.6193 (+- 1e-4).
+
+    K >= 7: :func:`tcm_capacity_1rsb_rqmc` with 25 scramblings of 1024 points (search on the
+    first), extra["stderr"] = standard error over the sets (relative ~5e-4 ... 1e-3 for
+    K = 7 ... 99), extra["quadrature_error"] = 2 stderr.  Cost on a shared core: ~20 s (K = 7),
+    ~1 min (K = 25), ~2 min (K = 49), several minutes (K = 99, see docs/committee.md); the
+    result is cached per K for the session.
     """
     k = _check_K(K, "sign")
-    if not (isinstance(k, int) and k <= 5):
-        raise ValueError(f"K must be an odd integer in [1, 5] for the finite-K 1RSB capacity, got {K!r}")
+    if k == math.inf:
+        raise ValueError(f"K must be a finite odd integer for the finite-K 1RSB capacity, got {K!r}")
+    if k >= 7:
+        if n_outer is not None or inner_level is not None:
+            raise ValueError(f"n_outer/inner_level apply to K <= 5 only (K >= 7 uses RQMC), got K={K!r}")
+        return _capacity_1rsb_rqmc_cached(k)
     if k == 1:
         return SaddlePoint("committee.tcm_capacity_1rsb", {"K": 1, "activation": "sign"},
                            {"q0": 1.0, "y": 0.0}, {"alpha_c": 2.0}, extra={"ansatz": "1rsb",
@@ -962,6 +998,15 @@ def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
                        {"q0": q0, "y": y}, {"alpha_c": ac}, converged=True, residual=info.residual,
                        iterations=info.iterations, hessian_eigenvalues=eig,
                        extra={"ansatz": "1rsb", "quadrature_error": abs(fine - ac), "alpha_c_fine": fine})
+
+
+@lru_cache(maxsize=64)
+def _capacity_1rsb_rqmc_cached(k):
+    r = tcm_capacity_1rsb_rqmc(k, reps=24)
+    return SaddlePoint(r.model, r.params, r.order_params, r.thermo, converged=r.converged,
+                       residual=r.residual, iterations=r.iterations,
+                       hessian_eigenvalues=r.hessian_eigenvalues,
+                       extra={**r.extra, "quadrature_error": 2.0 * r.extra["stderr"]})
 
 
 # --------------------------------------------------------------------------- 1RSB, larger K (Monte Carlo outer)
@@ -1214,8 +1259,12 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
     * sign, rs: thesis Eq. 3.5 (derived and confirmed; quadrature accurate to ~1e-13 relative),
       K odd >= 1; ``K = math.inf`` returns ``math.inf`` (alpha_c^RS = sqrt(72/pi) sqrt(K)
       (1 + O(K^-1/2)), see :func:`rs_large_K_coefficient`).
-    * sign, 1rsb: Eq. 1RSB.1 (Barkai--Hansel--Sompolinsky 1992 ansatz at q1 -> 1), K odd
-      in [1, 5]; ``K = math.inf`` returns ``math.inf`` (Monasson--Zecchina: (16/pi) sqrt(ln K)).
+    * sign, 1rsb: Eq. 1RSB.1 (Barkai--Hansel--Sompolinsky 1992 ansatz at q1 -> 1), any odd K:
+      K <= 5 by the multiset rule (K = 3: +-2e-6, K = 5: +-1e-4; K = 5 takes minutes), K >= 7
+      by randomized QMC (relative standard error ~5e-4 ... 1e-3, reported by
+      ``tcm_capacity_1rsb_point(K).extra["stderr"]``; ~20 s at K = 7, ~1 min at K = 25,
+      several minutes at K ~ 100, cached per K); ``K = math.inf`` returns ``math.inf``
+      (the capacity grows like sqrt(ln K); Monasson--Zecchina: (16/pi) sqrt(ln K)).
     * relu, rs: Eq. RS.4 with the exact ReLU flip cost; K even; K = 2: 4/3 exactly (derived),
       K >= 4 by randomized quasi-Monte Carlo on the unit sphere (homogeneity of C; relative
       standard error ~1e-4, reported by :func:`relu_rs_capacity_error`), ``K = math.inf``:
@@ -1230,8 +1279,6 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
             return math.inf if k == math.inf else _alpha_rs_sign(k)
         if k == math.inf:
             return math.inf
-        if k > 5:
-            raise ValueError(f"K must be an odd integer in [1, 5] (or math.inf) for the sign 1RSB capacity, got {K!r}")
         return float(tcm_capacity_1rsb_point(k).alpha_c)
     # relu
     if ansatz == "rs":
