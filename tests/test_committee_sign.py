@@ -123,15 +123,16 @@ def test_at_line_q_parametrization_reproduces_K3():
 
 @pytest.mark.slow
 def test_at_line_K7_and_ratio_trend():
-    p7 = cm.tcm_at_line_point(7)
-    r = cm.tcm_storage(p7.alpha, 7)
-    assert abs(r.replicon) < 5e-5
+    p7 = cm.tcm_at_line_point(7)                      # RQMC 2^16 by default for K >= 7
+    assert p7.alpha == pytest.approx(2.320, abs=3e-3) and p7.extra["quadrature_error"] < 3e-3
+    r = cm.tcm_storage(p7.alpha, 7, method="rqmc")    # same sets: the replicon vanishes there
+    assert abs(r.replicon) < 2e-4
     a5 = cm.tcm_at_line(5)
     # alpha_AT grows with K but more slowly than alpha_c^RS ~ sqrt(K)
     assert a5 < p7.alpha < cm.tcm_capacity(7)
     assert p7.extra["alpha_over_alpha_c"] < a5 / cm.tcm_capacity(5) < cm.tcm_at_line(3, level=2) / cm.tcm_capacity(3)
-    # two independent rules for the 7-d averages
-    b = cm.tcm_at_line_point(7, method="rqmc")
+    # two independent rules for the 7-d averages (GH n = 16 is low by 6e-3, within its estimate)
+    b = cm.tcm_at_line_point(7, method="gh")
     assert abs(b.alpha - p7.alpha) < b.extra["quadrature_error"] + p7.extra["quadrature_error"] + 1e-4
 
 
