@@ -33,6 +33,21 @@ def _rs_K_inf(alpha):
 
 
 # --------------------------------------------------------------------------- RS storage, K >= 7
+def test_fast_rs_point_equals_reference_kernel(rng):
+    """O(K^2)/O(K^3) prefix-suffix kernel == the direct leave-one/two-out kernel (K = 1 ... 51)."""
+    for K in (1, 3, 7, 21, 51):
+        for x in (0.3, 1.0, 4.0):
+            t = rng.standard_normal(K) * rng.choice([0.5, 2.0])
+            a = np.array(cm._rs_point(t, x, True))
+            b = np.array(cm._rs_point_fast(t, x, True))
+            assert b == pytest.approx(a, rel=1e-11, abs=1e-13)
+    # the derivative term against central differences of ln Z (K = 9)
+    t = rng.standard_normal(9)
+    x, h = 1.3, 1e-6
+    d = (cm._rs_point_fast(t, x + h, False)[0] - cm._rs_point_fast(t, x - h, False)[0]) / (2 * h)
+    assert cm._rs_point_fast(t, x, False)[1] == pytest.approx(d, rel=1e-7)
+
+
 def test_storage_K7_gauss_hermite_and_rqmc_agree_within_their_errors():
     """Two independent rules for the 7-dimensional averages (GH multiset vs antithetic RQMC)."""
     a = cm.tcm_storage(1.0, 7, method="gh", level=12)
