@@ -1217,8 +1217,10 @@ def tcm_capacity_1rsb_rqmc(K, *, log2_points=10, seed=0, x0=None, reps=8):
     over the search set and ``reps`` further independent scramblings at the stationary point
     (alpha is stationary there, so the position error of the search enters at second order).
 
-    Cost (2 shared cores, log2_points = 10): ~10 s (K = 9), ~1 min (K = 25), several minutes
-    for K ~ 100 (measured values in docs/committee.md).  Checked against the multiset rule at
+    Cost (wall time of the search + 9 sets, log2_points = 10, on the 2 shared cores under
+    load): 9 s (K = 3), 33 s (K = 9), 54 s (K = 25), 64-96 s (K = 35, 49), 5 min (K = 75),
+    8 min (K = 99), 20 min (K = 151); each further set costs ~1/60 of that (table in
+    docs/committee.md, values in figures/committee_1rsb_largeK.json).  Checked against the multiset rule at
     K = 3, 5.  Returns a SaddlePoint (q0, y, alpha_c; extra: stderr, alpha_c of each set).
     """
     from scipy.stats import qmc
@@ -1345,8 +1347,9 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
     * sign, 1rsb: Eq. 1RSB.1 (Barkai--Hansel--Sompolinsky 1992 ansatz at q1 -> 1), any odd K:
       K <= 5 by the multiset rule (K = 3: +-2e-6, K = 5: +-1e-4; K = 5 takes minutes), K >= 7
       by randomized QMC (relative standard error ~5e-4 ... 1e-3, reported by
-      ``tcm_capacity_1rsb_point(K).extra["stderr"]``; ~20 s at K = 7, ~1 min at K = 25,
-      several minutes at K ~ 100, cached per K); ``K = math.inf`` returns ``math.inf``
+      ``tcm_capacity_1rsb_point(K).extra["stderr"]``; ~30 s at K = 7, ~1 min at K = 25,
+      ~10 min at K = 99, ~25 min at K = 151 on a loaded shared machine, cached per K);
+      ``K = math.inf`` returns ``math.inf``
       (the capacity grows like sqrt(ln K); Monasson--Zecchina: (16/pi) sqrt(ln K)).
     * relu, rs: Eq. RS.4 with the exact ReLU flip cost; K even; K = 2: 4/3 exactly (derived),
       K >= 4 by randomized quasi-Monte Carlo on the unit sphere (homogeneity of C; relative
