@@ -219,7 +219,7 @@ def test_1rsb_capacity_large_K_table_grows_like_sqrt_log_K():
     from pathlib import Path
     rows = {r["K"]: r for r in json.loads((Path(__file__).parents[1] / "figures" /
                                            "committee_1rsb_largeK.json").read_text())["rows"]}
-    r = cm.tcm_capacity_1rsb_rqmc(25, seed=100)
+    r = cm.tcm_capacity_1rsb_rqmc(25, seed=1000)    # sets independent of the stored ones (0-8, 100-123)
     ref = rows[25]
     assert abs(r.alpha_c - ref["alpha_c"]) < 4 * math.hypot(r.extra["stderr"], ref["stderr"])
     Ks = sorted(k for k in rows if k >= 25)
