@@ -86,6 +86,7 @@ from .saddle import SaddlePoint, newton, root_scalar, vectorize_over
 from .symbolic import Expectation, LogH, Scalar, kernels
 
 __all__ = ["tcm_storage", "tcm_capacity", "tcm_at_line", "tcm_capacity_1rsb_point",
+           "relu_capacity_1rsb_point", "relu_at_line",
            "tcm_capacity_1rsb_rqmc", "rs_large_K_coefficient", "monasson_zecchina", "relu_kernel_Q", "relu_rs_capacity_error",
            "sign_flip_cost", "relu_flip_cost"]
 
@@ -512,7 +513,8 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-
     alpha : float or array, 0 <= alpha < alpha_c^RS(K)
     K : odd integer in [1, 5] (the K-dimensional average is done on the multisets of a
         1-d rule -- permutation symmetry -- so the cost grows like n^K/K!)
-    activation : "sign" (the RS solution at finite alpha is implemented for sign units)
+    activation : "sign", or "relu" (K = 2 only; Z = bivariate-normal orthant probability, see
+        ``_relu2_storage_one`` and docs/committee.md, Eqs. R2.4-R2.6)
     ansatz : "rs"
     level : tanh--sinh level of the 1-d rule (default by K, see ``_RS_LEVEL``)
     tol : a ConvergenceError is raised when the quadrature error estimate (change of q and
@@ -526,6 +528,9 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-
     rs_stable, hessian_eigenvalues = [d^2 s/dq^2] (< 0: maximum), and
     extra["quadrature_error"] (change of q and entropy one quadrature level up).
     """
+    if activation == "relu":   # ReLU branch (K = 2), see _relu_storage
+        check_choice("ansatz", ansatz, ("rs",))
+        return _relu_storage(alpha, K, level, tol)
     check_choice("activation", activation, ("sign",))
     check_choice("ansatz", ansatz, ("rs",))
     k = _check_K(K, "sign")
@@ -1018,7 +1023,9 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
       K >= 4 by randomized quasi-Monte Carlo on the unit sphere (homogeneity of C; relative
       standard error ~1e-4, reported by :func:`relu_rs_capacity_error`), ``K = math.inf``:
       2 pi/(pi - 1) (effective perceptron, Q'(1) = pi/(pi-1)).
-    * relu, 1rsb: only ``K = math.inf`` (effective perceptron with kernel Q, Eq. 1RSB.1).
+    * relu, 1rsb: ``K = 2``: 4/3 = RS (alpha(q0, y) of Eq. 1RSB.1 exceeds 4/3 everywhere and tends to it
+      on the RS boundary, see :func:`relu_capacity_1rsb_point`); ``K = math.inf`` (effective
+      perceptron with kernel Q, Eq. 1RSB.1); K >= 4 not implemented.
     """
     check_choice("activation", activation, ACTIVATIONS)
     check_choice("ansatz", ansatz, ANSATZE)
@@ -1036,8 +1043,10 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
         if k == math.inf:
             return 2.0 * math.pi / (math.pi - 1.0)
         return float(_alpha_rs_relu(k)[0])
+    if k == 2:
+        return float(relu_capacity_1rsb_point(2).alpha_c)
     if k != math.inf:
-        raise ValueError(f"K must be math.inf for the ReLU 1RSB capacity (finite-K 1RSB not implemented), got {K!r}")
+        raise ValueError(f"K must be 2 or math.inf for the ReLU 1RSB capacity (K >= 4 not implemented), got {K!r}")
     return float(_relu_inf_1rsb_point().alpha_c)
 
 
@@ -1326,7 +1335,11 @@ def _relu_storage(alpha, K, level, tol):
 def relu_at_line(K=2, *, level=None):
     """alpha_AT of the K = 2 ReLU TCM: where the replicon (Eq. RS.3) of the RS solution vanishes.
 
-    Returns math.nan never: raises ConvergenceError if no sign change is bracketed in (0, 4/3).
+    The replicon is evaluated at alpha = 0.05 and 1.32; it is positive at both (and on every
+    alpha tested in between), and its q -> 1 limit is 1 - alpha E||Hess_u C/2||_F^2 = 1 - 3 alpha/4,
+    which vanishes exactly at alpha_c = 4/3 (derived in docs/committee.md).  So the RS solution
+    is stable up to capacity and 4/3 is returned (marginal at capacity, as for the perceptron).
+    A sign change, if one were found, would be located by Brent.
     """
     k = _check_K(K, "relu")
     if k != 2:
@@ -1339,10 +1352,14 @@ def relu_at_line(K=2, *, level=None):
 def _relu2_at_line_cached(lo):
     lev = (lo, _RELU2_LEVELS[1])
     f = lambda a: _relu2_storage_one(a, lev, math.inf).replicon
-    a_lo, a_hi = 0.05, 1.3
+    a_lo, a_hi = 0.05, 1.32
     flo, fhi = f(a_lo), f(a_hi)
+    if flo > 0 and fhi > 0:
+        # no instability below alpha_c: the replicon tends to 1 - alpha_c E||Hess C/2||_F^2
+        # = 1 - (4/3)(3/4) = 0 as q -> 1 (marginal at capacity, like the perceptron)
+        return 4.0 / 3.0
     if not (flo > 0 > fhi):
-        raise ConvergenceError("relu_at_line: replicon sign change not bracketed in [0.05, 1.3]",
+        raise ConvergenceError("relu_at_line: replicon sign change not bracketed in [0.05, 1.32]",
                                diagnostics={"K": 2, "replicon_lo": flo, "replicon_hi": fhi})
     return float(root_scalar(f, (a_lo, a_hi), xtol=1e-8, rtol=1e-10).x[0])
 
@@ -1376,3 +1393,48 @@ def _relu2_alpha_of(q0, y, outer_level, inner_level=None):
     if not (math.isfinite(E) and E < 0.0):
         return math.inf
     return -S / E
+
+
+# (q0, y) grid on which alpha(q0, y) > alpha_c^RS is verified for K = 2 (outer polar level 2)
+_RELU2_1RSB_GRID = ((0.05, 0.2, 0.4, 0.6, 0.8, 0.9, 0.95), (0.5, 2.0, 8.0, 30.0, 150.0, 1000.0))
+
+
+@lru_cache(maxsize=2)
+def _relu2_1rsb_scan(outer_level):
+    q0s, ys = _RELU2_1RSB_GRID
+    return np.array([[_relu2_alpha_of(q0, y, outer_level) for y in ys] for q0 in q0s])
+
+
+def relu_capacity_1rsb_point(K=2, *, outer_level=2):
+    """1RSB capacity of the balanced ReLU TCM at finite K (Eq. 1RSB.1 with the ReLU flip cost); K = 2.
+
+    alpha(q0, y) = -S/E with E = (2/y) E_{t0} ln Y(sqrt(q0) t0) and the inner average Y in
+    closed form (Eq. R2.2: four regions of C, two bivariate-normal orthant probabilities);
+    the outer 2-d average uses the polar tanh--sinh rule with breaks on the kink rays of C.
+    Result (docs/committee.md): alpha(q0, y) > 4/3 at every q0 in (0, 1), y > 0, and
+    alpha -> 1/E C = 4/3 both for y -> 0 and for q0 -> 1 at fixed y (1 - q0); there is no
+    interior stationary point, the infimum is the RS boundary: alpha_c^1RSB(K = 2) = alpha_c^RS
+    = 4/3.  This agrees with the replicon of the RS solution, positive up to alpha_c (the
+    K = 2 solution space is an intersection of half-spaces per pattern, a convex cone).
+
+    The scan behind this is recomputed here: ``extra["grid_alpha"]`` on the (q0, y) grid
+    ``extra["grid"]``; a ConvergenceError is raised if any grid value falls below 4/3 (then an
+    interior minimum would exist and the boundary value would be wrong).  Returns a SaddlePoint
+    with q0 = 1, y = 0 (the RS boundary, as for the sign perceptron K = 1) and alpha_c.
+    """
+    k = _check_K(K, "relu")
+    if k != 2:
+        raise ValueError(f"K must be 2 for relu_capacity_1rsb_point (K >= 4 not implemented), got {K!r}")
+    lev = check_int("outer_level", outer_level, 2)
+    grid = _relu2_1rsb_scan(lev)
+    a_rs = _alpha_rs_relu(2)[0]
+    excess = float(grid.min() - a_rs)
+    if not excess > 0.0:
+        raise ConvergenceError("relu_capacity_1rsb_point: alpha(q0, y) below the RS value on the scan grid; "
+                               "an interior 1RSB minimum exists", residual=excess, diagnostics={"K": 2})
+    # the RS boundary value, approached as y -> 0 (checked: alpha(q0, 1e-4) - 4/3 = O(1e-5))
+    return SaddlePoint("committee.tcm_capacity_1rsb", {"K": 2, "activation": "relu"},
+                       {"q0": 1.0, "y": 0.0}, {"alpha_c": a_rs}, converged=True, residual=0.0, iterations=0,
+                       extra={"ansatz": "1rsb", "grid": _RELU2_1RSB_GRID, "grid_alpha": grid,
+                              "grid_min_excess": excess,
+                              "note": "minimum on the RS boundary (y -> 0 or q0 -> 1): 1RSB = RS for K = 2"})
