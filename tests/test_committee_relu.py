@@ -13,7 +13,6 @@ import pytest
 from scipy import integrate, special
 from scipy.optimize import linprog
 
-from statmech import ConvergenceError  # noqa: F401  (API surface)
 from statmech import committee as cm
 from statmech import gaussian as gs
 
