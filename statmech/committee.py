@@ -1530,7 +1530,12 @@ def _relu_proj(t, half, out):
 
 @numba.njit(cache=True)
 def _relu_outer_1rsb_is(T, Zin, shifts, q0, y):
-    """As :func:`_relu_outer_1rsb_qmc`, with a defensive two-component importance sampler for Y.
+    """Per outer point t0 (rows of T): ln Y(sqrt(q0) t0) by importance-sampled QMC, and C(sqrt(q0) t0).
+
+    Inner set: a scrambled Sobol net (uniforms in ``Zin``), rotated per outer point by
+    ``shifts[r]`` (Cranley--Patterson) and mapped by ndtri.  Defensive two-component importance
+    sampler for Y (plain sampling of N(h, vI) fails for large y: exp(-y C/2) is then carried by
+    rare near-feasible points).
 
     Proposal m = (N(h, vI) + N(mu*, vI))/2, mu* = (h + y v P(h))/(1 + y v), P(h) the nearest
     correct point (``_relu_proj``): mu* is the mode of N(lambda; h, v) e^{-y C/2} when C is
@@ -1598,52 +1603,6 @@ def _relu_outer_1rsb_is(T, Zin, shifts, q0, y):
     return out, out0, ch
 
 
-@numba.njit(cache=True)
-def _relu_outer_1rsb_qmc(T, Zin, shifts, q0, y):
-    """Per outer point t0 (rows of T): ln Y(sqrt(q0) t0) by QMC over the inner points, and C(sqrt(q0) t0).
-
-    Inner set: a scrambled Sobol net U (n x K, uniforms in ``Zin``), rotated per outer point by
-    ``shifts[r]`` (Cranley--Patterson) and mapped by ndtri; each rotated net gives an unbiased
-    Y.  The Jensen bias of ln Y is removed to leading order by the jackknife over the two
-    half-nets: 2 ln Y_n - (ln Y_{n/2}^a + ln Y_{n/2}^b)/2.
-    Returns (corrected ln Y, uncorrected ln Y, C(h)) as arrays over the outer points.
-    """
-    n, K = T.shape
-    ni = Zin.shape[0]
-    half = ni // 2
-    sq = math.sqrt(q0)
-    sv = math.sqrt(1.0 - q0)
-    lam = np.empty(K)
-    out = np.empty(n)
-    out0 = np.empty(n)
-    ch = np.empty(n)
-    for r in range(n):
-        ya = 0.0
-        yb = 0.0
-        for i in range(ni):
-            for j in range(K):
-                u = Zin[i, j] + shifts[r, j]
-                if u >= 1.0:
-                    u -= 1.0
-                if u <= 0.0:
-                    u = 0.5 / 4294967296.0
-                lam[j] = sq * T[r, j] + sv * ndtri_nb(u)
-            c = math.exp(-0.5 * y * _relu_cost(lam, K // 2))
-            if i < half:
-                ya += c
-            else:
-                yb += c
-        lf = math.log((ya + yb) / ni)
-        la = math.log(ya / half) if ya > 0.0 else lf
-        lb = math.log(yb / half) if yb > 0.0 else lf
-        out[r] = 2.0 * lf - 0.5 * (la + lb)
-        out0[r] = lf
-        for j in range(K):
-            lam[j] = sq * T[r, j]
-        ch[r] = _relu_cost(lam, K // 2)
-    return out, out0, ch
-
-
 def _cv_mean(f, c, c_mean):
     """Control-variate mean of f with control c of known mean c_mean (least-squares coefficient)."""
     cc = c - c.mean()
@@ -1687,9 +1646,14 @@ def relu_1rsb_alpha_rqmc(q0, y, K=4, *, log2_outer=10, log2_inner=10, seed=0, re
         U = np.ascontiguousarray(qmc.Sobol(d=k, scramble=True, seed=sd + 7919).random_base2(mi))
         sh = np.ascontiguousarray(np.random.default_rng(sd + 104729).random((2 ** mo, k)))
         lc, _, ch = _relu_outer_1rsb_is(T, U, sh, q0, y)
-        vals.append(-S / (2.0 / y * _cv_mean(lc, ch, q0 / a_rs)))
+        E = 2.0 / y * _cv_mean(lc, ch, q0 / a_rs)
         lh, _, _ = _relu_outer_1rsb_is(T, np.ascontiguousarray(U[: U.shape[0] // 2]), sh, q0, y)
-        halves.append(-S / (2.0 / y * _cv_mean(lh, ch, q0 / a_rs)))
+        Eh = 2.0 / y * _cv_mean(lh, ch, q0 / a_rs)
+        if not (E < 0.0 and Eh < 0.0):
+            raise ConvergenceError("relu_1rsb_alpha_rqmc: the energetic term is not negative (too few points "
+                                   "for this tiny y?)", diagnostics={"q0": q0, "y": y, "E": E})
+        vals.append(-S / E)
+        halves.append(-S / Eh)
     vals = np.array(vals)
     return (float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(reps)),
             float(vals.mean() - np.mean(halves)))
@@ -1704,14 +1668,17 @@ def _relu_1rsb_sets(k, mo, mi, sd):
 
 
 @lru_cache(maxsize=8)
-def _relu_capacity_1rsb_rqmc_cached(k, mo, mi, seed, reps):
+def _relu_capacity_1rsb_rqmc_cached(k, mo, mi, seed, reps, progress=True):
+    from tqdm.auto import tqdm
     a_rs = _alpha_rs_relu(k)[0]
+    bar = tqdm(desc=f"ReLU K={k} 1RSB: alpha(q0, y) evaluations", disable=not progress, leave=False)
 
     def alpha_at(p, st):
         q0 = 1.0 / (1.0 + math.exp(-p[0]))
         y = math.exp(p[1])
         lc, _, ch = _relu_outer_1rsb_is(*st, q0, y)
         E = 2.0 / y * _cv_mean(lc, ch, q0 / a_rs)
+        bar.update(1)
         return -_eqs.s1rsb(q0, y)[0] / E if E < 0.0 else math.inf
 
     st = _relu_1rsb_sets(k, mo, mi, seed)
@@ -1744,10 +1711,13 @@ def _relu_capacity_1rsb_rqmc_cached(k, mo, mi, seed, reps):
     vals = np.array([alpha_at(p, _relu_1rsb_sets(k, mo, mi, seed + r)) for r in range(reps)])
     half = np.array([alpha_at(p, (lambda s3: (s3[0], np.ascontiguousarray(s3[1][: s3[1].shape[0] // 2]), s3[2]))(
         _relu_1rsb_sets(k, mo, mi, seed + r))) for r in range(reps)])
+    bar.close()
+    if not (np.all(np.isfinite(vals)) and np.all(np.isfinite(half))):
+        raise ConvergenceError("relu_capacity_1rsb_rqmc: non-finite alpha at the minimum", x=p, diagnostics={"K": k})
     return p, resid, its, Hm, vals, half
 
 
-def relu_capacity_1rsb_rqmc(K=4, *, log2_outer=10, log2_inner=10, seed=0, reps=4):
+def relu_capacity_1rsb_rqmc(K=4, *, log2_outer=10, log2_inner=10, seed=0, reps=4, progress=True):
     """1RSB capacity of the balanced ReLU TCM at K = 4 (Eq. 1RSB.1), by RQMC with importance sampling.
 
     alpha_c^1RSB = min over (q0, y) of alpha(q0, y) = -S/E (see :func:`relu_1rsb_alpha_rqmc` for
@@ -1768,7 +1738,7 @@ def relu_capacity_1rsb_rqmc(K=4, *, log2_outer=10, log2_inner=10, seed=0, reps=4
     mo = check_int("log2_outer", log2_outer, 6)
     mi = check_int("log2_inner", log2_inner, 6)
     reps = check_int("reps", reps, 2)
-    p, resid, its, Hm, vals, half = _relu_capacity_1rsb_rqmc_cached(k, mo, mi, int(seed), reps)
+    p, resid, its, Hm, vals, half = _relu_capacity_1rsb_rqmc_cached(k, mo, mi, int(seed), reps, bool(progress))
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": k, "activation": "relu"},
                        {"q0": 1.0 / (1.0 + math.exp(-p[0])), "y": math.exp(p[1])},
                        {"alpha_c": float(vals.mean())}, converged=True, residual=resid, iterations=its,
