@@ -326,5 +326,6 @@ def test_relu_capacity_1rsb_K4():
     assert r.alpha_c < cm.tcm_capacity(4, "relu") - 0.1
     assert np.all(r.hessian_eigenvalues > 0) and abs(r.inner_change) < 2e-3
     assert 0.65 < r.q0 < 0.85 and 7 < r.y < 20
+    assert cm.tcm_capacity(4, "relu", "1rsb") == r.alpha_c   # same (cached) computation
     with pytest.raises(ValueError, match="K must be 4"):
         cm.relu_capacity_1rsb_rqmc(6)
