@@ -267,8 +267,8 @@ def test_relu_argument_validation():
         cm.tcm_storage(-0.1, 2, "relu")
     with pytest.raises(ValueError, match="ansatz must be one of"):
         cm.tcm_storage(0.5, 2, "relu", ansatz="1rsb")
-    with pytest.raises(ValueError, match="K must be 2, 4 or math.inf"):
-        cm.tcm_capacity(6, "relu", "1rsb")
+    with pytest.raises(ValueError, match="K must be 2, 4, 6 or math.inf"):
+        cm.tcm_capacity(8, "relu", "1rsb")
     with pytest.raises(ValueError, match="K must be 2"):
         cm.relu_capacity_1rsb_point(6)
 
@@ -327,5 +327,13 @@ def test_relu_capacity_1rsb_K4():
     assert np.all(r.hessian_eigenvalues > 0) and abs(r.inner_change) < 2e-3
     assert 0.65 < r.q0 < 0.85 and 7 < r.y < 20
     assert cm.tcm_capacity(4, "relu", "1rsb") == r.alpha_c   # same (cached) computation
-    with pytest.raises(ValueError, match="K must be 4"):
-        cm.relu_capacity_1rsb_rqmc(6)
+    with pytest.raises(ValueError, match="K must be 4 or 6"):
+        cm.relu_capacity_1rsb_rqmc(8)
+
+
+@pytest.mark.slow
+def test_relu_capacity_1rsb_K6_between_K4_and_K_inf():
+    r = cm.relu_capacity_1rsb_rqmc(6)
+    assert r.alpha_c == pytest.approx(2.578, abs=max(0.008, 4 * r.stderr))
+    assert cm.relu_capacity_1rsb_rqmc(4).alpha_c < r.alpha_c < cm.tcm_capacity(math.inf, "relu", "1rsb")
+    assert r.alpha_c < cm.tcm_capacity(6, "relu") - 0.15
