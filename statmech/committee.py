@@ -1026,7 +1026,7 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
     * relu, 1rsb: ``K = 2``: 4/3 = RS (alpha(q0, y) of Eq. 1RSB.1 exceeds 4/3 everywhere and tends to it
       on the RS boundary, see :func:`relu_capacity_1rsb_point`); ``K = 4``: 2.316 +- 0.002 by RQMC
       with an importance-sampled inner average (:func:`relu_capacity_1rsb_rqmc`, ~1 min; 2.3167 +- 0.0008
-      from finer point sets); ``K = 6``: 2.578 +- 0.004 (same method, ~1.5 min);
+      from finer point sets); ``K = 6``: 2.578 +- 0.002 (same method, ~1.5 min; 2.581 +- 0.003 from finer sets);
       ``K = math.inf`` (effective perceptron with kernel Q, Eq. 1RSB.1); K >= 8 not implemented.
     """
     check_choice("activation", activation, ACTIVATIONS)
@@ -1728,8 +1728,8 @@ def relu_capacity_1rsb_rqmc(K=4, *, log2_outer=10, log2_inner=10, seed=0, reps=4
     mean over ``reps`` independent randomizations at the minimum; ``extra["stderr"]`` their
     standard error, ``extra["inner_change"]`` the change when the inner net is halved.
     K = 4: alpha_c^1RSB = 2.3167 +- 0.0008 at q0 = 0.754, y = 11.8 (docs/committee.md), 6.4 % below
-    alpha_c^RS(4) = 2.47463.  K = 6: 2.578 +- 0.004 at q0 = 0.723, y = 11.5 (the inner average in 6-d is
-    less accurate: change 1.7e-3 when the inner net is halved), 7.9 % below alpha_c^RS(6) = 2.7981.
+    alpha_c^RS(4) = 2.47463.  K = 6: 2.578 +- 0.002 with the default sets at q0 = 0.723, y = 11.5
+    (inner change 1.7e-3), 2.581 +- 0.003 from finer sets, 7.8 % below alpha_c^RS(6) = 2.7981.
     Takes ~1 min.  Returns a SaddlePoint (q0, y, alpha_c; hessian_eigenvalues of the fitted
     quadratic in (logit q0, log y)).
     """
