@@ -86,7 +86,6 @@ from .saddle import SaddlePoint, newton, root_scalar, vectorize_over
 from .symbolic import Expectation, LogH, Scalar, kernels
 
 __all__ = ["tcm_storage", "tcm_capacity", "tcm_at_line", "tcm_capacity_1rsb_point",
-           "relu_capacity_1rsb_point", "relu_at_line", "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc",
            "tcm_capacity_1rsb_rqmc", "rs_large_K_coefficient", "monasson_zecchina", "relu_kernel_Q", "relu_rs_capacity_error",
            "sign_flip_cost", "relu_flip_cost"]
 
@@ -1075,6 +1074,7 @@ def _relu_inf_1rsb_point():
 # C = (lambda_2 - lambda_1)^2/2) and the polar wedge (P: lambda_2 > 0, lambda_1 + lambda_2 < 0, C = |lambda|^2).
 # Kink rays of C (angles of t): -pi/2, pi/4, 3pi/4, pi.
 from .gaussian import inv_mills_nb, ndtri_nb  # noqa: E402  (ReLU block only)
+__all__ += ["relu_capacity_1rsb_point", "relu_at_line", "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc"]
 _RELU2_BREAKS = (-0.5 * math.pi, 0.25 * math.pi, 0.75 * math.pi, math.pi, 1.5 * math.pi)
 _RHO2 = 1.0 / math.sqrt(2.0)
 
