@@ -535,7 +535,7 @@ def _rs_nodes(level):
     return np.ascontiguousarray(z[keep]), np.ascontiguousarray(w[keep])
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=_RQMC_SETS)   # one storage call uses 5 sets (2^16 x K floats each: 11 MB at K = 21)
 def _sobol_normal(K, log2_points, seed):
     """Antithetic scrambled Sobol set: 2^(log2_points-1) points t mapped to N(0, I_K), then -t
     (read-only, cached).  The symmetrization makes every odd moment of the set vanish exactly;
