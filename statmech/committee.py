@@ -670,7 +670,7 @@ def _rs_nodes(level):
     return np.ascontiguousarray(z[keep]), np.ascontiguousarray(w[keep])
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=_RQMC_SETS)   # one storage call uses 5 sets (2^16 x K floats each: 11 MB at K = 21)
 def _sobol_normal(K, log2_points, seed):
     """Antithetic scrambled Sobol set: 2^(log2_points-1) points t mapped to N(0, I_K), then -t
     (read-only, cached).  The symmetrization makes every odd moment of the set vanish exactly;
@@ -916,8 +916,10 @@ def tcm_at_line(K, *, level=None, method=None):
     replicon term converges slowly in the Gauss--Hermite order.  With RQMC the root is taken
     for the search set and averaged with the linearized roots of 4 further scramblings
     (:func:`tcm_at_line_point` returns the error estimate, 2 standard errors).
-    alpha_AT = 1.7294 (K = 3), 2.0729 (K = 5), 2.320 +- 0.002 (K = 7); alpha_AT/alpha_c^RS =
-    0.430, 0.359, 0.317.  Cost: seconds (K = 3, level 2), ~2 min (K = 5, 7).
+    alpha_AT = 1.7294 (K = 3), 2.0729 (K = 5), 2.3200, 2.4719, 2.5681, 2.6832, 2.7705
+    (K = 7, 9, 11, 15, 21; +- ~1e-3); alpha_AT/alpha_c^RS = 0.430, 0.359, 0.317, 0.284, 0.257,
+    0.218, 0.180.  Cost: seconds (K = 3, level 2), ~2 min (K = 5, 7 wall), ~40 s (K = 11) to
+    ~3 min (K = 21) CPU.
     """
     return float(tcm_at_line_point(K, level=level, method=method).alpha)
 
