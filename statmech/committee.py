@@ -67,8 +67,12 @@ replicon, rs_stable), any odd K (multiset rules for K <= 7, randomized QMC for K
 ``tcm_capacity(K, activation, ansatz)`` -> float; ``tcm_at_line(K)`` -> alpha_AT,
 ``tcm_at_line_point(K)`` (with error estimate); ``tcm_capacity_1rsb_point(K)`` -> SaddlePoint
 (q0, y) at the 1RSB capacity, any odd K (RQMC for K >= 7, ``tcm_capacity_1rsb_rqmc``);
-``rs_large_K_coefficient()``; ``monasson_zecchina(K)``;
-``relu_kernel_Q(q)``; ``relu_rs_capacity_error(K)``; ``sign_flip_cost(t)``, ``relu_flip_cost(t)``.
+``rs_large_K_coefficient()``; ``monasson_zecchina(K)``; ``one_rsb_large_K_coefficient()`` (8/pi)
+and ``tcm_1rsb_large_K(K or ln_K)`` (the K -> inf continuum limit of Eq. 1RSB.1, Eq. 1RSB.L);
+``relu_kernel_Q(q)``; ``relu_rs_capacity_error(K)``; ``sign_flip_cost(t)``, ``relu_flip_cost(t)``;
+ReLU: ``tcm_storage(alpha, 2, "relu")`` (K = 2 RS at finite alpha), ``relu_at_line(2)``,
+``relu_capacity_1rsb_point(2)`` (1RSB = RS = 4/3, convex version space),
+``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6).
 """
 from __future__ import annotations
 
@@ -90,7 +94,8 @@ from .symbolic import Expectation, LogH, Scalar, kernels
 __all__ = ["tcm_storage", "tcm_capacity", "tcm_at_line", "tcm_at_line_point", "tcm_capacity_1rsb_point",
            "tcm_capacity_1rsb_rqmc", "rs_large_K_coefficient", "monasson_zecchina",
            "one_rsb_large_K_coefficient", "tcm_1rsb_large_K", "relu_kernel_Q", "relu_rs_capacity_error",
-           "sign_flip_cost", "relu_flip_cost"]
+           "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",
+           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc"]
 
 ACTIVATIONS = ("sign", "relu")
 ANSATZE = ("rs", "1rsb")
@@ -1498,8 +1503,9 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
       by randomized QMC (relative standard error ~5e-4 ... 1e-3, reported by
       ``tcm_capacity_1rsb_point(K).extra["stderr"]``; ~30 s at K = 7, ~1 min at K = 25,
       ~10 min at K = 99, ~25 min at K = 151 on a loaded shared machine, cached per K);
-      ``K = math.inf`` returns ``math.inf``
-      (the capacity grows like sqrt(ln K); Monasson--Zecchina: (16/pi) sqrt(ln K)).
+      ``K = math.inf`` returns ``math.inf`` (the capacity grows like (8/pi) sqrt(ln K), derived, see
+      :func:`one_rsb_large_K_coefficient` and :func:`tcm_1rsb_large_K`; Monasson--Zecchina's
+      internal-representation calculation gives (16/pi) sqrt(ln K)).
     * relu, rs: Eq. RS.4 with the exact ReLU flip cost; K even; K = 2: 4/3 exactly (derived),
       K >= 4 by randomized quasi-Monte Carlo on the unit sphere (homogeneity of C; relative
       standard error ~1e-4, reported by :func:`relu_rs_capacity_error`), ``K = math.inf``:
@@ -1554,7 +1560,6 @@ def _relu_inf_1rsb_point():
 # C = (lambda_2 - lambda_1)^2/2) and the polar wedge (P: lambda_2 > 0, lambda_1 + lambda_2 < 0, C = |lambda|^2).
 # Kink rays of C (angles of t): -pi/2, pi/4, 3pi/4, pi.
 from .gaussian import inv_mills_nb, ndtri_nb  # noqa: E402  (ReLU block only)
-__all__ += ["relu_capacity_1rsb_point", "relu_at_line", "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc"]
 _RELU2_BREAKS = (-0.5 * math.pi, 0.25 * math.pi, 0.75 * math.pi, math.pi, 1.5 * math.pi)
 _RHO2 = 1.0 / math.sqrt(2.0)
 
