@@ -22,7 +22,8 @@ import numpy as np
 from ..errors import check_int, check_odd_int, check_range
 
 __all__ = ["tcm_output", "train_least_action", "storage_fraction", "StorageFraction", "storable_exact",
-           "ExactStorage", "storage_fraction_exact", "ExactStorageFraction"]
+           "ExactStorage", "storage_fraction_exact", "ExactStorageFraction", "fifty_percent_point",
+           "extrapolate_inverse_N"]
 
 
 @numba.njit(cache=True)
@@ -530,3 +531,67 @@ def storage_fraction_exact(alpha, K=3, N=12, n_instances=40, *, seed=0, executor
         solve_times=np.array([s["time"] for s in solves]), solve_P=np.array([s["P"] for s in solves], dtype=int),
         solve_stored=np.array([code[s["stored"]] for s in solves], dtype=int),
         weight_bound=float(weight_bound), time_limit=float(time_limit), seed=seed)
+
+
+def _crossing(P, frac, N):
+    """alpha where the (non-increasing) stored fraction crosses 1/2, linear interpolation in P."""
+    above = np.nonzero(frac >= 0.5)[0]
+    if above.size == 0 or above[-1] == len(P) - 1:
+        return math.nan                                   # no crossing inside the grid
+    j = above[-1]
+    f0, f1 = frac[j], frac[j + 1]
+    t = 1.0 if f0 == f1 else (f0 - 0.5) / (f0 - f1)
+    return float((P[j] + t * (P[j + 1] - P[j])) / N)
+
+
+def fifty_percent_point(P, status, N, *, n_boot=2000, seed=0):
+    """50 % point alpha_50 of the exactly storable fraction, with a bootstrap error.
+
+    P : sorted integer grid; status : (n_instances, len(P)) with 1 stored, 0 unstorable,
+    -1 undecided (excluded); N : inputs.  The fraction f(P) = stored/decided is non-increasing
+    for nested instances; alpha_50 = P*/N where the piecewise-linear f(P) crosses 1/2 (for the
+    perceptron, K = 1, Cover's theorem gives f(2N) = 1/2 exactly, so the estimator has no
+    discretization bias there).  Error: bootstrap over instances (standard deviation and the
+    central 68 % interval).  Returns dict(alpha_50, stderr, ci68, n_boot).
+    Raises ValueError if the grid does not bracket the crossing.
+    """
+    P = np.asarray(P, dtype=float)
+    S = np.asarray(status, dtype=int)
+    if S.ndim != 2 or S.shape[1] != P.size:
+        raise ValueError(f"status must have shape (n_instances, {P.size}), got {S.shape}")
+
+    def frac(s):
+        dec = (s >= 0).sum(axis=0)
+        return np.where(dec > 0, (s == 1).sum(axis=0) / np.maximum(dec, 1), np.nan)
+
+    a50 = _crossing(P, frac(S), N)
+    if not math.isfinite(a50):
+        raise ValueError("the P grid does not bracket the 50 % point (fraction never crosses 1/2 inside it)")
+    rng = np.random.default_rng(seed)
+    boots = []
+    for _ in range(int(n_boot)):
+        b = _crossing(P, frac(S[rng.integers(0, S.shape[0], S.shape[0])]), N)
+        if math.isfinite(b):
+            boots.append(b)
+    boots = np.array(boots)
+    return {"alpha_50": a50, "stderr": float(boots.std(ddof=1)),
+            "ci68": [float(np.quantile(boots, 0.16)), float(np.quantile(boots, 0.84))], "n_boot": int(boots.size)}
+
+
+def extrapolate_inverse_N(N, value, stderr, order=1):
+    """Weighted least-squares fit value(N) = sum_k c_k N^-k (k = 0..order); returns dict with the
+    N -> infinity limit c_0, its standard error (from the fit covariance, errors taken as given),
+    all coefficients, chi2 and degrees of freedom."""
+    N = np.asarray(N, dtype=float)
+    y = np.asarray(value, dtype=float)
+    s = np.asarray(stderr, dtype=float)
+    if N.size < order + 1:
+        raise ValueError(f"need at least order + 1 = {order + 1} points, got {N.size}")
+    A = np.vander(1.0 / N, order + 1, increasing=True)
+    Aw, yw = A / s[:, None], y / s
+    coef, *_ = np.linalg.lstsq(Aw, yw, rcond=None)
+    cov = np.linalg.inv(Aw.T @ Aw)
+    chi2 = float(np.sum((Aw @ coef - yw) ** 2))
+    dof = int(N.size - order - 1)
+    return {"limit": float(coef[0]), "stderr": float(math.sqrt(cov[0, 0])), "coef": coef.tolist(),
+            "cov": cov.tolist(), "chi2": chi2, "dof": dof}
