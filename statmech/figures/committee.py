@@ -80,20 +80,38 @@ EXACT_SMALL = {6: (range(5, 19), 40), 9: (range(10, 28), 24)}   # recomputation 
 
 
 def exact_storage_run(N, P_grid, n_instances, *, K=3, seed=None, executor=None, time_limit=600.0,
-                      weight_bound=1e4, progress=True):
-    """Run :func:`statmech.simulate.tcm.storage_fraction_exact` on an integer P grid; JSON-ready dict."""
+                      weight_bound=1e4, progress=True, path=None, chunk=None, first_instance=0):
+    """Run :func:`statmech.simulate.tcm.storage_fraction_exact` on an integer P grid; JSON-ready dict.
+
+    With ``path`` and ``chunk``, the instances are computed in chunks of ``chunk`` and the data
+    file is updated (atomically) after each chunk, so a long run leaves usable partial data.
+    ``first_instance`` offsets the instance streams (to extend an existing data set).
+    """
     import time
 
     from ..simulate import tcm as sim
     P_grid = np.asarray(list(P_grid), dtype=int)
     seed = int(N if seed is None else seed)
+    chunk = int(chunk or n_instances)
     t0 = time.time()
-    r = sim.storage_fraction_exact(P_grid / N, K=K, N=N, n_instances=n_instances, seed=seed, executor=executor,
-                                   progress=progress, time_limit=time_limit, weight_bound=weight_bound)
-    return {"K": K, "N": int(N), "P": r.P.tolist(), "alpha": (r.P / N).tolist(), "n_instances": int(n_instances),
-            "seed": seed, "weight_bound": float(weight_bound), "time_limit": float(time_limit),
-            "status": r.status.tolist(), "solve_P": r.solve_P.tolist(), "solve_time": r.solve_times.tolist(),
-            "solve_stored": r.solve_stored.tolist(), "wall_time": time.time() - t0}
+    run = {"K": K, "N": int(N), "P": [], "alpha": [], "n_instances": 0, "seed": seed,
+           "first_instance": int(first_instance), "weight_bound": float(weight_bound), "time_limit": float(time_limit), "status": [], "solve_P": [],
+           "solve_time": [], "solve_stored": [], "wall_time": 0.0}
+    for start in range(0, n_instances, chunk):
+        m = min(chunk, n_instances - start)
+        r = sim.storage_fraction_exact(P_grid / N, K=K, N=N, n_instances=m, seed=seed, executor=executor,
+                                       progress=progress, time_limit=time_limit, weight_bound=weight_bound,
+                                       first_instance=first_instance + start)
+        run["P"], run["alpha"] = r.P.tolist(), (r.P / N).tolist()
+        run["n_instances"] += m
+        run["status"] += r.status.tolist()
+        run["solve_P"] += r.solve_P.tolist()
+        run["solve_time"] += r.solve_times.tolist()
+        run["solve_stored"] += r.solve_stored.tolist()
+        run["wall_time"] = time.time() - t0
+        if path is not None:
+            update_exact_data(path, run)
+    return run
 
 
 def update_exact_data(path, run):

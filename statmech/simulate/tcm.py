@@ -454,7 +454,7 @@ class ExactStorageFraction:
 
 
 def storage_fraction_exact(alpha, K=3, N=12, n_instances=40, *, seed=0, executor=None, progress=True,
-                           time_limit=600.0, weight_bound=1e4):
+                           time_limit=600.0, weight_bound=1e4, first_instance=0):
     """Exact fraction of random instances a sign tree committee machine can store, vs alpha.
 
     Instances: Gaussian inputs xi ~ N(0, 1)^(P x N) (general position, so the MILP of
@@ -467,7 +467,8 @@ def storage_fraction_exact(alpha, K=3, N=12, n_instances=40, *, seed=0, executor
     Parameters: alpha (scalar or 1-d, >= 0), K odd, N a positive multiple of K, n_instances,
     seed, executor (None: serial; or any object with ``submit(fn, *args)`` returning futures
     with ``done()``/``result()``: concurrent.futures executors, dask Client), progress (tqdm),
-    time_limit per exact solve (s), weight_bound (B of the MILP).
+    time_limit per exact solve (s), weight_bound (B of the MILP), first_instance (instance i uses
+    the random stream (seed, first_instance + i): consecutive calls extend a data set in chunks).
     Returns :class:`ExactStorageFraction` (fraction with binomial error, timeouts per alpha).
     """
     import concurrent.futures as cf
@@ -484,11 +485,12 @@ def storage_fraction_exact(alpha, K=3, N=12, n_instances=40, *, seed=0, executor
     check_range("time_limit", time_limit, 0.0, lo_open=True)
     check_range("weight_bound", weight_bound, 0.0, lo_open=True, hi_open=True)
     seed = check_int("seed", seed, 0)
+    first = check_int("first_instance", first_instance, 0)
     P_all = np.array([max(1, int(round(x * N))) for x in a])
     P_grid = np.unique(P_all)
     if executor is not None and not hasattr(executor, "submit"):
         raise ValueError(f"executor must be None or have a submit(fn, *args) method, got {type(executor).__name__}")
-    tasks = [(K, N, tuple(int(p) for p in P_grid), seed, i, float(time_limit), float(weight_bound))
+    tasks = [(K, N, tuple(int(p) for p in P_grid), seed, first + i, float(time_limit), float(weight_bound))
              for i in range(n_instances)]
     from tqdm.auto import tqdm
     bar = tqdm(total=n_instances, desc=f"exact TCM K={K} N={N}", disable=not progress, leave=False)
@@ -496,10 +498,10 @@ def storage_fraction_exact(alpha, K=3, N=12, n_instances=40, *, seed=0, executor
     try:
         if executor is None:
             for t in tasks:
-                results[t[4]] = _exact_instance_task(t)
+                results[t[4] - first] = _exact_instance_task(t)
                 bar.update(1)
         else:
-            pending = {executor.submit(_exact_instance_task, t): t[4] for t in tasks}
+            pending = {executor.submit(_exact_instance_task, t): t[4] - first for t in tasks}
             while pending:
                 futs = list(pending)
                 if all(isinstance(f, cf.Future) for f in futs):
