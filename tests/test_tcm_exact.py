@@ -179,6 +179,9 @@ def test_fifty_percent_point_and_extrapolation():
         tcm.fifty_percent_point(P[:3], S[:, :3], 5)
     e = tcm.extrapolate_inverse_N([6, 9, 12, 15], [3 - 6 / 6, 3 - 6 / 9, 3 - 6 / 12, 3 - 6 / 15], [0.1] * 4)
     assert e["limit"] == pytest.approx(3.0, abs=1e-12) and e["coef"][1] == pytest.approx(-6.0, abs=1e-10)
+    e = tcm.extrapolate_inverse_N([6, 9, 12, 15], [3 - 2 / math.sqrt(N) for N in (6, 9, 12, 15)], [0.1] * 4,
+                                  power=0.5)
+    assert e["limit"] == pytest.approx(3.0, abs=1e-12) and e["chi2"] < 1e-20
 
 
 def test_invalid_arguments():

@@ -167,6 +167,7 @@ def exact_analysis(data, n_boot=2000):
         y = [x["a50"]["alpha_50"] for x in rows]
         e = [x["a50"]["stderr"] for x in rows]
         fits["linear"] = sim.extrapolate_inverse_N(Ns, y, e, order=1)
+        fits["sqrt"] = sim.extrapolate_inverse_N(Ns, y, e, order=1, power=0.5)
         if len(rows) >= 4:
             fits["linear_largest3"] = sim.extrapolate_inverse_N(Ns[-3:], y[-3:], e[-3:], order=1)
             fits["quadratic"] = sim.extrapolate_inverse_N(Ns, y, e, order=2)
@@ -195,19 +196,20 @@ def fig_exact_storage(data, out_dir):
     ax[0].set_xlabel(r"$\alpha = P/N$")
     ax[0].set_ylabel("fraction of instances storable (exact)")
     ax[0].set_title("K = 3 tree committee machine: exact storability (MILP)")
-    ax[0].legend(fontsize=7)
+    ax[0].legend(fontsize=7, loc="lower left")
     inv = np.array([1 / x["N"] for x in rows])
     a50 = np.array([x["a50"]["alpha_50"] for x in rows])
     e50 = np.array([x["a50"]["stderr"] for x in rows])
     ax[1].errorbar(inv, a50, e50, fmt="o", color="k", capsize=2, label=r"$\alpha_{50}(N)$ (bootstrap error)")
     xs = np.linspace(0, inv.max() * 1.05 if inv.size else 0.2, 50)
-    for name, style in (("linear", "-"), ("quadratic", "--")):
+    labels = {"linear": "a + b/N", "quadratic": "a + b/N + c/N²", "sqrt": "a + b/√N"}
+    for k, (name, style) in enumerate((("linear", "-"), ("quadratic", "--"), ("sqrt", "-."))):
         if name in fits:
-            c = fits[name]["coef"]
-            ax[1].plot(xs, np.polyval(c[::-1], xs), style, color="C0", lw=1,
-                       label=f"{name} fit in 1/N: {fits[name]['limit']:.2f} ± {fits[name]['stderr']:.2f}")
-            ax[1].errorbar([0], [fits[name]["limit"]], [fits[name]["stderr"]], fmt="s" if name == "linear" else "D",
-                           color="C0", mfc="none", capsize=3)
+            c, pw = fits[name]["coef"], fits[name]["power"]
+            ax[1].plot(xs, np.polyval(c[::-1], xs ** pw), style, color=f"C{k}", lw=1,
+                       label=f"{labels[name]}: a = {fits[name]['limit']:.2f} ± {fits[name]['stderr']:.2f}")
+            ax[1].errorbar([0], [fits[name]["limit"]], [fits[name]["stderr"]], fmt="sD^"[k], color=f"C{k}",
+                           mfc="none", capsize=3)
     ax[1].axhline(a_rs, color="C3", ls="--", lw=1, label="RS capacity")
     ax[1].axhline(a_1rsb, color="C3", ls=":", lw=1.3, label="1RSB capacity")
     ax[1].axhline(2.0, color="0.6", ls="-.", lw=1, label=r"perceptron $\alpha_{50}=2$ (any N)")

@@ -580,20 +580,21 @@ def fifty_percent_point(P, status, N, *, n_boot=2000, seed=0):
             "ci68": [float(np.quantile(boots, 0.16)), float(np.quantile(boots, 0.84))], "n_boot": int(boots.size)}
 
 
-def extrapolate_inverse_N(N, value, stderr, order=1):
-    """Weighted least-squares fit value(N) = sum_k c_k N^-k (k = 0..order); returns dict with the
-    N -> infinity limit c_0, its standard error (from the fit covariance, errors taken as given),
-    all coefficients, chi2 and degrees of freedom."""
+def extrapolate_inverse_N(N, value, stderr, order=1, power=1.0):
+    """Weighted least-squares fit value(N) = sum_k c_k x^k, x = N^-power (k = 0..order); returns
+    dict with the N -> infinity limit c_0, its standard error (from the fit covariance, errors
+    taken as given), all coefficients, chi2 and degrees of freedom."""
     N = np.asarray(N, dtype=float)
     y = np.asarray(value, dtype=float)
     s = np.asarray(stderr, dtype=float)
     if N.size < order + 1:
         raise ValueError(f"need at least order + 1 = {order + 1} points, got {N.size}")
-    A = np.vander(1.0 / N, order + 1, increasing=True)
+    check_range("power", power, 0.0, lo_open=True)
+    A = np.vander(N ** -float(power), order + 1, increasing=True)
     Aw, yw = A / s[:, None], y / s
     coef, *_ = np.linalg.lstsq(Aw, yw, rcond=None)
     cov = np.linalg.inv(Aw.T @ Aw)
     chi2 = float(np.sum((Aw @ coef - yw) ** 2))
     dof = int(N.size - order - 1)
     return {"limit": float(coef[0]), "stderr": float(math.sqrt(cov[0, 0])), "coef": coef.tolist(),
-            "cov": cov.tolist(), "chi2": chi2, "dof": dof}
+            "cov": cov.tolist(), "chi2": chi2, "dof": dof, "power": float(power)}
