@@ -125,7 +125,7 @@ def update_exact_data(path, run):
     data["note"] = ("K=3 sign tree committee machine, Gaussian inputs, random labels; status[i][j] = 1 stored, "
                     "0 unstorable (MILP proof), -1 time limit, instance i at P[j] (nested prefixes); "
                     "written by statmech.figures.committee.update_exact_data")
-    atomic_write_json(path, data)
+    atomic_write_json(path, data, indent=None)
     return data
 
 

@@ -8,8 +8,14 @@ failure does not prove that no solution exists, so the fraction of stored instan
 LOWER bound on the true probability that a random instance is storable; it is compared with
 the RS / 1RSB capacities in docs/committee.md.
 
+Exact storability (a complete decision, not a bound): :func:`storable_exact` (mixed-integer LP,
+HiGHS), :func:`storage_fraction_exact` (nested random instances, bisection over the load),
+:func:`fifty_percent_point`, :func:`extrapolate_inverse_N`; see docs/committee.md,
+"Simulation cross-check".
+
 Public API: :func:`tcm_output`, :func:`train_least_action`, :func:`storage_fraction`
-(:class:`StorageFraction`).  Kernels are numba (cache=True) and compile on first use.
+(:class:`StorageFraction`), and the exact functions above (:class:`ExactStorage`,
+:class:`ExactStorageFraction`).  Kernels are numba (cache=True) and compile on first use.
 """
 from __future__ import annotations
 
