@@ -34,6 +34,9 @@ def make(out_dir) -> list[Path]:
     ax.set_title("K = 3 tree committee machine (sign)")
     ax.legend(fontsize=8)
     paths.append(save(fig, out / "committee_simulation_K3.png"))
+
+    # ---- exact storability (MILP), K = 3: from the stored JSON, recomputed (small) only if missing
+    paths.append(fig_exact_storage(load_exact_data(out), out))
     return paths
 
 
@@ -87,8 +90,6 @@ def relu_1rsb_data(out_dir):
 def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0, 30.0, 50.0, 1e2, 3e2, 1e3,
                                      3e3, 1e4, 1e5, 1e6)):
     """committee_capacity_vs_K.png: (a) alpha_c vs K, (b) RS alpha_c/sqrt(K), (c) 1RSB alpha_c/sqrt(ln K)."""
-    import math
-
     import matplotlib.pyplot as plt
 
     from .. import committee as cm
@@ -144,3 +145,152 @@ def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.
     ax[2].set_title("large-K law of the 1RSB capacity (sign units)")
     ax[2].legend(fontsize=7)
     return save(fig, out / "committee_capacity_vs_K.png")
+
+
+# ---------------------------------------------------------------- exact storability (simulation cross-check)
+EXACT_DATA = "committee_exact_data.json"
+# P grids (all integers, bracketing the whole 1 -> 0 transition) and instance counts of the stored data set
+EXACT_FULL = {6: (range(4, 23), 300), 9: (range(8, 33), 200), 12: (range(16, 41), 100), 15: (range(24, 47), 50)}
+EXACT_SMALL = {6: (range(5, 19), 40), 9: (range(10, 28), 24)}   # recomputation when the JSON is missing
+
+
+def exact_storage_run(N, P_grid, n_instances, *, K=3, seed=None, executor=None, time_limit=600.0,
+                      weight_bound=1e4, progress=True, path=None, chunk=None, first_instance=0):
+    """Run :func:`statmech.simulate.tcm.storage_fraction_exact` on an integer P grid; JSON-ready dict.
+
+    With ``path`` and ``chunk``, the instances are computed in chunks of ``chunk`` and the data
+    file is updated (atomically) after each chunk, so a long run leaves usable partial data.
+    ``first_instance`` offsets the instance streams (to extend an existing data set).
+    """
+    import time
+
+    from ..simulate import tcm as sim
+    P_grid = np.asarray(list(P_grid), dtype=int)
+    seed = int(N if seed is None else seed)
+    chunk = int(chunk or n_instances)
+    t0 = time.time()
+    run = {"K": K, "N": int(N), "P": [], "alpha": [], "n_instances": 0, "seed": seed,
+           "first_instance": int(first_instance), "weight_bound": float(weight_bound), "time_limit": float(time_limit), "status": [], "solve_P": [],
+           "solve_time": [], "solve_stored": [], "wall_time": 0.0}
+    for start in range(0, n_instances, chunk):
+        m = min(chunk, n_instances - start)
+        r = sim.storage_fraction_exact(P_grid / N, K=K, N=N, n_instances=m, seed=seed, executor=executor,
+                                       progress=progress, time_limit=time_limit, weight_bound=weight_bound,
+                                       first_instance=first_instance + start)
+        run["P"], run["alpha"] = r.P.tolist(), (r.P / N).tolist()
+        run["n_instances"] += m
+        run["status"] += r.status.tolist()
+        run["solve_P"] += r.solve_P.tolist()
+        run["solve_time"] += r.solve_times.tolist()
+        run["solve_stored"] += r.solve_stored.tolist()
+        run["wall_time"] = time.time() - t0
+        if path is not None:
+            update_exact_data(path, run)
+    return run
+
+
+def update_exact_data(path, run):
+    """Insert/replace the run of one N in the JSON data file (atomic write)."""
+    import json
+
+    from ..io import atomic_write_json
+    path = Path(path)
+    data = json.loads(path.read_text()) if path.exists() else {"runs": {}}
+    data["runs"][str(run["N"])] = run
+    data["note"] = ("K=3 sign tree committee machine, Gaussian inputs, random labels; status[i][j] = 1 stored, "
+                    "0 unstorable (MILP proof), -1 time limit, instance i at P[j] (nested prefixes); "
+                    "written by statmech.figures.committee.update_exact_data")
+    atomic_write_json(path, data, indent=None)
+    return data
+
+
+def load_exact_data(out_dir, recompute_if_missing=True):
+    """The exact-storability data set ``<out_dir>/committee_exact_data.json``; if it is missing,
+    a small version (EXACT_SMALL: N = 6, 9, ~1 min) is computed and written."""
+    import json
+    path = Path(out_dir) / EXACT_DATA
+    if path.exists():
+        return json.loads(path.read_text())
+    if not recompute_if_missing:
+        raise FileNotFoundError(path)
+    data = None
+    for N, (grid, n) in EXACT_SMALL.items():
+        data = update_exact_data(path, exact_storage_run(N, grid, n))
+    return data
+
+
+def exact_analysis(data, n_boot=2000):
+    """Per N: fraction with binomial errors, alpha_50 (bootstrap) and the 1/N extrapolations."""
+    from ..simulate import tcm as sim
+    rows = []
+    for key in sorted(data["runs"], key=int):
+        r = data["runs"][key]
+        S = np.asarray(r["status"], dtype=int)
+        dec = (S >= 0).sum(axis=0)
+        f = (S == 1).sum(axis=0) / np.maximum(dec, 1)
+        a50 = sim.fifty_percent_point(r["P"], S, r["N"], n_boot=n_boot, seed=r["N"])
+        t = np.asarray(r["solve_time"])
+        rows.append({"N": r["N"], "alpha": np.asarray(r["alpha"]), "fraction": f,
+                     "stderr": np.sqrt(f * (1 - f) / np.maximum(dec, 1)), "timeouts": int((S < 0).sum()),
+                     "n_instances": r["n_instances"], "a50": a50, "solves": int(t.size),
+                     "time_per_instance": float(t.sum() / r["n_instances"]),
+                     "time_per_solve_median": float(np.median(t)) if t.size else 0.0,
+                     "time_per_solve_max": float(t.max()) if t.size else 0.0})
+    fits = {}
+    if len(rows) >= 2:
+        Ns = [x["N"] for x in rows]
+        y = [x["a50"]["alpha_50"] for x in rows]
+        e = [x["a50"]["stderr"] for x in rows]
+        fits["linear"] = sim.extrapolate_inverse_N(Ns, y, e, order=1)
+        fits["sqrt"] = sim.extrapolate_inverse_N(Ns, y, e, order=1, power=0.5)
+        if len(rows) >= 4:
+            fits["linear_largest3"] = sim.extrapolate_inverse_N(Ns[-3:], y[-3:], e[-3:], order=1)
+            fits["quadratic"] = sim.extrapolate_inverse_N(Ns, y, e, order=2)
+    return rows, fits
+
+
+def fig_exact_storage(data, out_dir):
+    """committee_exact_storage_K3.png: exact storable fraction vs alpha (per N), alpha_50 vs 1/N."""
+    import matplotlib.pyplot as plt
+    from scipy.special import comb
+
+    from .. import committee as cm
+    rows, fits = exact_analysis(data)
+    a_rs, a_1rsb = cm.tcm_capacity(3), cm.tcm_capacity(3, "sign", "1rsb")
+    fig, ax = plt.subplots(1, 2, figsize=(11.5, 4.4))
+    for k, x in enumerate(rows):
+        ax[0].errorbar(x["alpha"], x["fraction"], x["stderr"], marker="o", ms=3, capsize=2, lw=1, color=f"C{k}",
+                       label=f"N={x['N']} ({x['n_instances']} inst.)")
+    Nc = rows[-1]["N"] if rows else 15
+    Pc = np.arange(Nc, 3 * Nc + 1)
+    cover = np.array([2 * sum(comb(P - 1, j, exact=True) for j in range(Nc)) / 2 ** P for P in Pc])
+    ax[0].plot(Pc / Nc, cover, color="0.6", lw=1, ls="-.", label=f"perceptron (Cover), N={Nc}")
+    ax[0].axvline(a_rs, color="C3", ls="--", lw=1, label=rf"$\alpha_c^{{RS}}={a_rs:.3f}$")
+    ax[0].axvline(a_1rsb, color="C3", ls=":", lw=1.3, label=rf"$\alpha_c^{{1RSB}}={a_1rsb:.3f}$")
+    ax[0].axhline(0.5, color="0.8", lw=0.8)
+    ax[0].set_xlabel(r"$\alpha = P/N$")
+    ax[0].set_ylabel("fraction of instances storable (exact)")
+    ax[0].set_title("K = 3 tree committee machine: exact storability (MILP)")
+    ax[0].legend(fontsize=7, loc="lower left")
+    inv = np.array([1 / x["N"] for x in rows])
+    a50 = np.array([x["a50"]["alpha_50"] for x in rows])
+    e50 = np.array([x["a50"]["stderr"] for x in rows])
+    ax[1].errorbar(inv, a50, e50, fmt="o", color="k", capsize=2, label=r"$\alpha_{50}(N)$ (bootstrap error)")
+    xs = np.linspace(0, inv.max() * 1.05 if inv.size else 0.2, 50)
+    labels = {"linear": "a + b/N", "quadratic": "a + b/N + c/N²", "sqrt": "a + b/√N"}
+    for k, (name, style) in enumerate((("linear", "-"), ("quadratic", "--"), ("sqrt", "-."))):
+        if name in fits:
+            c, pw = fits[name]["coef"], fits[name]["power"]
+            ax[1].plot(xs, np.polyval(c[::-1], xs ** pw), style, color=f"C{k}", lw=1,
+                       label=f"{labels[name]}: a = {fits[name]['limit']:.2f} ± {fits[name]['stderr']:.2f}")
+            ax[1].errorbar([0], [fits[name]["limit"]], [fits[name]["stderr"]], fmt="sD^"[k], color=f"C{k}",
+                           mfc="none", capsize=3)
+    ax[1].axhline(a_rs, color="C3", ls="--", lw=1, label="RS capacity")
+    ax[1].axhline(a_1rsb, color="C3", ls=":", lw=1.3, label="1RSB capacity")
+    ax[1].axhline(2.0, color="0.6", ls="-.", lw=1, label=r"perceptron $\alpha_{50}=2$ (any N)")
+    ax[1].set_xlabel("1/N")
+    ax[1].set_ylabel(r"$\alpha_{50}$")
+    ax[1].set_xlim(left=-0.005)
+    ax[1].set_title("finite-size 50 % point and extrapolation")
+    ax[1].legend(fontsize=7)
+    return save(fig, Path(out_dir) / "committee_exact_storage_K3.png")
