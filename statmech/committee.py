@@ -353,15 +353,16 @@ def _sign_cost(t):
 
 
 @numba.njit(cache=True)
-def _relu_cost(t, half):
-    """Minimal sum of squared displacements making sum_{l<half} relu - sum_{l>=half} relu > 0.
+def _relu_proj(t, half, out):
+    """Nearest point ``out`` of the closed correct region to t; returns the squared distance (the ReLU flip cost).
 
-    Units 0..half-1 have c = +1, the others c = -1.  Exact: for each number k of inactive
-    positive units that are switched on (those with the smallest |t|), the remaining problem
-    is convex and solved by water filling (shift nu on active +, max(nu, s_i) on switched-on,
-    min(nu, t_l) on active - units); the minimum over k is the global minimum.
+    Water filling, see :func:`_relu_cost`.  + units: active t + nu, the k
+    switched-on ones max(nu - s_i, 0) (s_i = -t_i), others unchanged; active - units
+    max(t - nu, 0).
     """
     K = t.shape[0]
+    for i in range(K):
+        out[i] = t[i]
     A = 0.0
     nap = 0
     ni = 0
@@ -385,18 +386,16 @@ def _relu_cost(t, half):
         return 0.0
     D = B - A
     s = np.sort(sin[:ni])
-    tms = np.sort(tm[:nm])
+    tms = tm[:nm]
     best = np.inf
+    bk = 0
+    bnu = 0.0
     kmin = 0 if nap > 0 else 1
     for k in range(kmin, ni + 1):
-        # gain(nu) = nap nu + sum_{i<k} (max(nu, s_i) - s_i) + sum_M min(nu, tm) ; solve gain = D
-        # gain is continuous, increasing, piecewise linear; breakpoints at s_i (i<k) and tm
-        # bisection on nu in [0, hi]
         lo = 0.0
         hi = D + 1.0
         for i in range(k):
             hi += s[i]
-        # if no +unit moves (nap = 0, k = 0) the gain saturates at sum tm = B: excluded above
         for _ in range(200):
             mid = 0.5 * (lo + hi)
             gsum = nap * mid
@@ -421,7 +420,31 @@ def _relu_cost(t, half):
             c += v * v
         if c < best:
             best = c
+            bk = k
+            bnu = nu
+    thr = s[bk - 1] if bk > 0 else -1.0
+    for i in range(half):
+        if t[i] > 0:
+            out[i] = t[i] + bnu
+        elif bk > 0 and -t[i] <= thr:
+            out[i] = bnu + t[i] if bnu + t[i] > 0.0 else 0.0
+    for i in range(half, K):
+        if t[i] > 0:
+            out[i] = t[i] - bnu if t[i] - bnu > 0.0 else 0.0
     return best
+
+
+@numba.njit(cache=True)
+def _relu_cost(t, half):
+    """Minimal sum of squared displacements making sum_{l<half} relu - sum_{l>=half} relu > 0.
+
+    Units 0..half-1 have c = +1, the others c = -1.  Exact: for each number k of inactive
+    positive units that are switched on (those with the smallest |t|), the remaining problem
+    is convex and solved by water filling (shift nu on active +, max(nu, s_i) on switched-on,
+    min(nu, t_l) on active - units); the minimum over k is the global minimum.  The water
+    filling (and the minimizer) is in :func:`_relu_proj`.
+    """
+    return _relu_proj(t, half, np.empty(t.shape[0]))
 
 
 def sign_flip_cost(t):
@@ -501,10 +524,9 @@ def _pb_log(lp, lq, skip1, skip2, out):
 
 
 @numba.njit(cache=True)
-def _rs_point(t, x, want_hess):
-    """ln Z, sum_l t_l d lnZ/du_l, ||d2 lnZ/du du||_F^2 at u = x t (majority of K)."""
+def _rs_unit_logs(t, x):
+    """Per unit at u = x t: u, ln P(+) = ln H(-u), ln P(-) = ln H(u), ln G(u) (Gaussian density)."""
     K = t.shape[0]
-    m = (K + 1) // 2
     lp = np.empty(K)
     lq = np.empty(K)
     lg = np.empty(K)
@@ -514,6 +536,15 @@ def _rs_point(t, x, want_hess):
         lp[l] = log_H_nb(-u[l])
         lq[l] = log_H_nb(u[l])
         lg[l] = -0.5 * u[l] * u[l] - 0.9189385332046727
+    return u, lp, lq, lg
+
+
+@numba.njit(cache=True)
+def _rs_point(t, x, want_hess):
+    """ln Z, sum_l t_l d lnZ/du_l, ||d2 lnZ/du du||_F^2 at u = x t (majority of K)."""
+    K = t.shape[0]
+    m = (K + 1) // 2
+    u, lp, lq, lg = _rs_unit_logs(t, x)
     pb = np.empty(K + 1)
     _pb_log(lp, lq, -1, -1, pb)
     lZ = -np.inf
@@ -562,15 +593,7 @@ def _rs_point_fast(t, x, want_hess):
     """
     K = t.shape[0]
     m = (K + 1) // 2
-    lp = np.empty(K)
-    lq = np.empty(K)
-    lg = np.empty(K)
-    u = np.empty(K)
-    for l in range(K):
-        u[l] = x * t[l]
-        lp[l] = log_H_nb(-u[l])
-        lq[l] = log_H_nb(u[l])
-        lg[l] = -0.5 * u[l] * u[l] - 0.9189385332046727
+    u, lp, lq, lg = _rs_unit_logs(t, x)
     pre = np.full((K + 1, K + 1), -np.inf)
     suf = np.full((K + 2, K + 1), -np.inf)
     pre[0, 0] = 0.0
@@ -1931,86 +1954,6 @@ def relu_capacity_1rsb_point(K=2, *, outer_level=2):
 
 
 # --------------------------------------------------------------------------- ReLU 1RSB, K >= 4 (RQMC)
-@numba.njit(cache=True)
-def _relu_proj(t, half, out):
-    """Nearest point ``out`` of the closed correct region to t (the minimizer behind ``_relu_cost``).
-
-    Same water filling as ``_relu_cost``; returns the cost.  + units: active t + nu, the k
-    switched-on ones max(nu - s_i, 0) (s_i = -t_i), others unchanged; active - units
-    max(t - nu, 0).
-    """
-    K = t.shape[0]
-    for i in range(K):
-        out[i] = t[i]
-    A = 0.0
-    nap = 0
-    ni = 0
-    sin = np.empty(half)
-    for i in range(half):
-        if t[i] > 0:
-            A += t[i]
-            nap += 1
-        else:
-            sin[ni] = -t[i]
-            ni += 1
-    B = 0.0
-    tm = np.empty(K - half)
-    nm = 0
-    for i in range(half, K):
-        if t[i] > 0:
-            B += t[i]
-            tm[nm] = t[i]
-            nm += 1
-    if A > B:
-        return 0.0
-    D = B - A
-    s = np.sort(sin[:ni])
-    tms = tm[:nm]
-    best = np.inf
-    bk = 0
-    bnu = 0.0
-    kmin = 0 if nap > 0 else 1
-    for k in range(kmin, ni + 1):
-        lo = 0.0
-        hi = D + 1.0
-        for i in range(k):
-            hi += s[i]
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            gsum = nap * mid
-            for i in range(k):
-                if mid > s[i]:
-                    gsum += mid - s[i]
-            for i in range(nm):
-                gsum += mid if mid < tms[i] else tms[i]
-            if gsum >= D:
-                hi = mid
-            else:
-                lo = mid
-            if hi - lo <= 1e-16 * (1.0 + hi):
-                break
-        nu = hi
-        c = nap * nu * nu
-        for i in range(k):
-            v = nu if nu > s[i] else s[i]
-            c += v * v
-        for i in range(nm):
-            v = nu if nu < tms[i] else tms[i]
-            c += v * v
-        if c < best:
-            best = c
-            bk = k
-            bnu = nu
-    thr = s[bk - 1] if bk > 0 else -1.0
-    for i in range(half):
-        if t[i] > 0:
-            out[i] = t[i] + bnu
-        elif bk > 0 and -t[i] <= thr:
-            out[i] = bnu + t[i] if bnu + t[i] > 0.0 else 0.0
-    for i in range(half, K):
-        if t[i] > 0:
-            out[i] = t[i] - bnu if t[i] - bnu > 0.0 else 0.0
-    return best
 
 
 @numba.njit(cache=True)
