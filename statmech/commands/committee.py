@@ -26,26 +26,42 @@ def register(sub):
     c.add_argument("--ansatz", default="rs", help="rs | 1rsb (default rs)")
     c.add_argument("--json", action="store_true", help="JSON output")
     c.set_defaults(func=_capacity)
-    st = s.add_parser("storage", help="RS saddle point (q, entropy, replicon) of the sign TCM at alpha")
+    st = s.add_parser("storage", help="RS saddle point (q, entropy, replicon) at alpha (sign: any odd K; relu: K = 2)")
     st.add_argument("--alpha", type=float_or_inf, required=True)
     st.add_argument("--K", type=_K, required=True)
+    st.add_argument("--activation", default="sign", help="sign | relu (default sign)")
     st.add_argument("--json", action="store_true")
     st.set_defaults(func=_storage)
 
 
 def _capacity(args):
-    from ..committee import relu_rs_capacity_error, tcm_capacity
-    a = tcm_capacity(args.K, args.activation, args.ansatz)
-    data = {"K": args.K, "activation": args.activation, "ansatz": args.ansatz, "alpha_c": a}
-    if args.activation == "relu" and args.ansatz == "rs":
-        data["standard_error"] = relu_rs_capacity_error(args.K)
-    return emit(args, data, f"alpha_c(K={args.K}, {args.activation}, {args.ansatz}) = {a:.12g}")
+    from .. import committee as cm
+    K, act, ans = args.K, args.activation, args.ansatz
+    err = None
+    finite = not (isinstance(K, float) and math.isinf(K))
+    if act == "sign" and ans == "1rsb" and finite:
+        r = cm.tcm_capacity_1rsb_point(K)          # one solve; the error estimate comes with it
+        a = float(r.alpha_c)
+        err = r.extra.get("stderr", r.extra.get("quadrature_error"))
+    elif act == "relu" and ans == "1rsb" and K in (4, 6):
+        r = cm.relu_capacity_1rsb_rqmc(K, progress=False)
+        a = float(r.alpha_c)
+        err = r.extra["stderr"]
+    else:
+        a = cm.tcm_capacity(K, act, ans)
+        if act == "relu" and ans == "rs" and finite:
+            err = cm.relu_rs_capacity_error(K)
+    data = {"K": K, "activation": act, "ansatz": ans, "alpha_c": a}
+    if err is not None:
+        data["standard_error"] = float(err)
+    text = f"alpha_c(K={K}, {act}, {ans}) = {a:.12g}" + (f" +- {float(err):.2g}" if err else "")
+    return emit(args, data, text)
 
 
 def _storage(args):
     from ..committee import tcm_storage
-    r = tcm_storage(args.alpha, args.K)
-    data = {"alpha": args.alpha, "K": args.K, "q": r.q, "q_hat": r.q_hat, "entropy": r.entropy,
-            "replicon": r.replicon, "rs_stable": r.rs_stable, "residual": r.residual,
+    r = tcm_storage(args.alpha, args.K, args.activation)
+    data = {"alpha": args.alpha, "K": args.K, "activation": args.activation, "q": r.q, "q_hat": r.q_hat,
+            "entropy": r.entropy, "replicon": r.replicon, "rs_stable": r.rs_stable, "residual": r.residual,
             "quadrature_error": r.extra["quadrature_error"]}
     return emit(args, data)
