@@ -337,3 +337,18 @@ def test_relu_capacity_1rsb_K6_between_K4_and_K_inf():
     assert r.alpha_c == pytest.approx(2.578, abs=max(0.008, 4 * r.stderr))
     assert cm.relu_capacity_1rsb_rqmc(4).alpha_c < r.alpha_c < cm.tcm_capacity(math.inf, "relu", "1rsb")
     assert r.alpha_c < cm.tcm_capacity(6, "relu") - 0.15
+
+
+def test_cli_relu_storage_matches_library():
+    import json
+    import subprocess
+    import sys
+    p = subprocess.run([sys.executable, "-m", "statmech", "committee", "storage", "--alpha", "1", "--K", "2",
+                        "--activation", "relu", "--json"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    r = cm.tcm_storage(1.0, 2, "relu")
+    assert d["q"] == pytest.approx(r.q, rel=1e-12) and d["rs_stable"] is True
+    p = subprocess.run([sys.executable, "-m", "statmech", "committee", "storage", "--alpha", "1", "--K", "3",
+                        "--activation", "relu"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and "K" in p.stderr and len(p.stderr.strip().splitlines()) == 1
