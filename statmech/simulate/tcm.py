@@ -284,7 +284,8 @@ def _polish(W, xi, sigma, K):
     for l in range(K):
         A = X[correct[:, l], l, :]
         if A.shape[0] == 0:
-            Wp[l] = W[l] / max(np.abs(W[l]).max(), 1e-300)
+            m = np.abs(W[l]).max()            # branch unused by the internal representation
+            Wp[l] = W[l] / m if m > 0 else W[l]
             continue
         # variables (w, gamma): minimize -gamma, -A w + gamma <= 0
         res = linprog(np.r_[np.zeros(n), -1.0], A_ub=np.c_[-A, np.ones(A.shape[0])], b_ub=np.zeros(A.shape[0]),
