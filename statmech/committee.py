@@ -540,6 +540,19 @@ def _rs_unit_logs(t, x):
 
 
 @numba.njit(cache=True)
+def _rs_first_terms(t, u, g, want_hess):
+    """sum_l t_l d lnZ/du_l and the diagonal part of ||d2 lnZ/du du||_F^2 from g_l = d lnZ/du_l."""
+    dx = 0.0
+    fro = 0.0
+    for l in range(t.shape[0]):
+        dx += t[l] * g[l]
+        if want_hess:
+            d2 = -u[l] * g[l] - g[l] * g[l]
+            fro += d2 * d2
+    return dx, fro
+
+
+@numba.njit(cache=True)
 def _rs_point(t, x, want_hess):
     """ln Z, sum_l t_l d lnZ/du_l, ||d2 lnZ/du du||_F^2 at u = x t (majority of K)."""
     K = t.shape[0]
@@ -554,14 +567,8 @@ def _rs_point(t, x, want_hess):
     for l in range(K):
         _pb_log(lp, lq, l, -1, pb)
         g[l] = math.exp(lg[l] + pb[m - 1] - lZ)
-    dx = 0.0
-    for l in range(K):
-        dx += t[l] * g[l]
-    fro = 0.0
+    dx, fro = _rs_first_terms(t, u, g, want_hess)
     if want_hess:
-        for l in range(K):
-            d2 = -u[l] * g[l] - g[l] * g[l]
-            fro += d2 * d2
         for l in range(K):
             for k in range(l + 1, K):
                 _pb_log(lp, lq, l, k, pb)
@@ -615,14 +622,8 @@ def _rs_point_fast(t, x, want_hess):
     g = np.empty(K)
     for l in range(K):
         g[l] = math.exp(lg[l] + _lconv_at(pre[l], l, suf[l + 1], K - 1 - l, m - 1) - lZ)
-    dx = 0.0
-    for l in range(K):
-        dx += t[l] * g[l]
-    fro = 0.0
+    dx, fro = _rs_first_terms(t, u, g, want_hess)
     if want_hess:
-        for l in range(K):
-            d2 = -u[l] * g[l] - g[l] * g[l]
-            fro += d2 * d2
         A = np.empty(K + 1)
         for l in range(K - 1):
             for n in range(K + 1):
