@@ -36,6 +36,8 @@ TS_LEVELS = (5, 6)
 Q_SMOOTH = 0.6      # q (or R) <= this: Gauss-Hermite for the output channels
 QH_SMOOTH = 0.5     # q_hat <= this: Gauss-Hermite for the Ising entropic channels
 C_SHIFT_MAX = 6.0   # largest shift of the cached piecewise rule
+GH_OUT = (0.4, 0.5, 0.6)    # output channels: q (or R) <= these -> 48, 64, 96 nodes, else 128
+GH_IN = (-1.0, 0.3, 0.5)    # Ising entropic channels: q_hat <= these -> 64, 96 nodes, else 128
 
 
 @numba.njit(cache=True)
@@ -44,25 +46,12 @@ def _part(tab, off, i):
 
 
 @numba.njit(cache=True)
-def _gh_out(x):
-    """Gauss-Hermite order (index into GH_ORDERS) of the output channels at q or R <= 0.6;
-    each reaches <= 2e-15 relative vs mpmath."""
-    if x <= 0.4:
-        return 0
-    if x <= 0.5:
-        return 1
-    if x <= 0.6:
-        return 2
-    return 3
-
-
-@numba.njit(cache=True)
-def _gh_in(qh):
-    """Gauss-Hermite order index of the Ising entropic channels at q_hat <= 0.5."""
-    if qh <= 0.3:
-        return 1
-    if qh <= 0.5:
-        return 2
+def _gh(x, bounds):
+    """Index into GH_ORDERS of the first of ``bounds`` (GH_OUT or GH_IN) not below x: the
+    Gauss-Hermite order that reaches <= 2e-15 relative vs mpmath there."""
+    for j in range(3):
+        if x <= bounds[j]:
+            return j
     return 3
 
 
@@ -87,7 +76,7 @@ def _rule_at(tab, off, b0, b1, nbreak, level):
 def _st_rule(tab, off, q, kappa):
     """(nodes, weights, shift) of the storage output channel: sharp layer at t = kappa/sqrt(q)."""
     if q <= Q_SMOOTH:
-        j = _gh_out(q)
+        j = _gh(q, GH_OUT)
         return _part(tab, off, 2 * j), _part(tab, off, 2 * j + 1), 0.0
     b = kappa / math.sqrt(q)
     if abs(b) <= C_SHIFT_MAX:
@@ -101,7 +90,7 @@ def _ts_rule(tab, off, R):
     """Teacher-student output channel: the integrand lives in |t| <~ sqrt(1-R), so the
     tanh-sinh level is refined with R."""
     if R <= Q_SMOOTH:
-        j = _gh_out(R)
+        j = _gh(R, GH_OUT)
         return _part(tab, off, 2 * j), _part(tab, off, 2 * j + 1)
     j = 0 if R <= 0.99 else 1 if R <= 0.9999 else 2
     return _part(tab, off, 8 + 2 * j), _part(tab, off, 9 + 2 * j)
@@ -140,7 +129,7 @@ def _is_rule(tab, off, qh):
     """Ising storage entropic channel: layer of width 1/sqrt(q_hat) at z = 0, the level
     refined with q_hat (<= 3e-13 vs mpmath to q_hat = 1e10)."""
     if qh <= QH_SMOOTH:
-        j = _gh_in(qh)
+        j = _gh(qh, GH_IN)
         return _part(tab, off, 2 * j), _part(tab, off, 2 * j + 1)
     j = 0 if qh <= 1e3 else 1 if qh <= 1e8 else 2
     return _part(tab, off, 8 + 2 * j), _part(tab, off, 9 + 2 * j)
@@ -168,7 +157,7 @@ def ts_in_at(qh, tab, off, full=True):
     (sech^2, d/dq_hat, tanh^2), in the slots 2, 4, 6 of the full tuple (others 0)."""
     c = 0.0
     if qh <= QH_SMOOTH:
-        j = _gh_in(qh)
+        j = _gh(qh, GH_IN)
         z, w = _part(tab, off, 2 * j), _part(tab, off, 2 * j + 1)
     elif qh <= 16.0:
         z, w = _part(tab, off, 8), _part(tab, off, 9)
