@@ -34,10 +34,11 @@ def _elnZ_scipy(q):
 
 def run():
     from statmech import committee as cm
+    from statmech.committee import sign_rs
     rows = []
     for K in (3, 101):
         def sm():
-            cm._alpha_rs_sign.cache_clear()
+            sign_rs._alpha_rs_sign.cache_clear()
             return cm.tcm_capacity(K)
         a = sm()
         b = _eq35_scipy(K)
@@ -46,8 +47,8 @@ def run():
         rows.append(dict(name=f"sign RS capacity Eq. 3.5, K={K}", statmech_s=ts, baseline_s=tb, ratio=tb / ts,
                          rel_diff=abs(a - b) / abs(a), notes="statmech: tanh-sinh + betainc, 2 levels (error check)"))
     q = 0.5
-    a = cm._rs_averages(3, q, 3, want_hess=False)[0]
-    ts = best_time(lambda: cm._rs_averages(3, q, 3, want_hess=False), repeat=3)
+    a = sign_rs._rs_averages(3, q, 3, want_hess=False)[0]
+    ts = best_time(lambda: sign_rs._rs_averages(3, q, 3, want_hess=False), repeat=3)
     import time
     t0 = time.perf_counter()
     b = _elnZ_scipy(q)

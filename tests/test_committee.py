@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from statmech import ConvergenceError
 from statmech import committee as cm
 from statmech import gaussian as gs
+from statmech.committee import _kernels, relu_rs, sign_1rsb
 
 
 # --------------------------------------------------------------------------- RS capacity, sign
@@ -129,7 +130,7 @@ def test_relu_cost_is_a_feasible_minimum(rng):
 # --------------------------------------------------------------------------- ReLU
 def test_relu_capacities():
     assert cm.tcm_capacity(2, "relu") == pytest.approx(4 / 3, rel=1e-15)
-    m, se = cm._relu_rs_rqmc(2, log2_points=12, reps=6)
+    m, se = relu_rs._relu_rs_rqmc(2, log2_points=12, reps=6)
     assert abs(m - 0.75) < 5 * se + 1e-6
     assert cm.tcm_capacity(math.inf, "relu") == pytest.approx(2 * math.pi / (math.pi - 1), rel=1e-15)
     Q, dQ = cm.relu_kernel_Q(np.array([0.0, 0.5, 1.0]))
@@ -149,7 +150,7 @@ def test_relu_capacities():
 
 def test_relu_finite_K_sequence_approaches_limit(rng):
     """RS capacity grows with K towards 2 pi/(pi - 1); K = 4 from RQMC vs crude Monte Carlo."""
-    m4, se4 = cm._relu_rs_rqmc(4, log2_points=12, reps=6)
+    m4, se4 = relu_rs._relu_rs_rqmc(4, log2_points=12, reps=6)
     T = rng.standard_normal((20000, 4))
     C = np.array([cm.relu_flip_cost(t) for t in T])
     assert abs(C.mean() - m4) < 4 * C.std() / math.sqrt(C.size) + 4 * se4
@@ -166,7 +167,7 @@ def test_effective_perceptron_inner_average_vs_monte_carlo(rng):
     assert abs(mc.mean() - exact) < 4 * mc.std() / math.sqrt(mc.size)
     # the generated kernel: E_{t0} of the log of that, with a = 0 it is the log itself
     z, w = gs.gauss_hermite(8)
-    v = cm._eqs.eff_1rsb(z, w, 0.0, b, y)
+    v = _kernels._eqs.eff_1rsb(z, w, 0.0, b, y)
     assert v == pytest.approx(math.log(gs.H(0.0) + gs.H(0.0) / math.sqrt(1 + y * b * b)), rel=1e-13)
 
 
@@ -174,19 +175,19 @@ def test_effective_perceptron_inner_average_vs_monte_carlo(rng):
 def test_1rsb_inner_average_vs_monte_carlo(rng):
     h = np.array([0.3, -0.7, -0.2])
     v, y = 0.4, 3.0
-    xs, xcs, tw = gs._ts_rule(4)
+    xs, xcs, tw = gs.tanh_sinh_rule(4)
     n = len(xs)
-    Y = cm._inner_Y(h, v, y, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
+    Y = sign_1rsb._inner_Y(h, v, y, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
     lam = h + math.sqrt(v) * rng.standard_normal((100000, 3))
     e = np.exp(-y * np.array([cm.sign_flip_cost(l) for l in lam]) / 2)
     assert abs(Y - e.mean()) < 4 * e.std() / math.sqrt(e.size)
 
 
 def test_1rsb_reduces_to_rs_as_y_to_0():
-    a = cm._alpha_of(3, 0.3, 1e-7, 8, 3)
+    a = sign_1rsb._alpha_of(3, 0.3, 1e-7, 8, 3)
     assert a == pytest.approx(cm.tcm_capacity(3), rel=1e-5)
     # K = 1 (convex version space): 1RSB never below RS
-    assert cm._alpha_of(1, 0.5, 2.0, 24, 3) > 2.0
+    assert sign_1rsb._alpha_of(1, 0.5, 2.0, 24, 3) > 2.0
     assert cm.tcm_capacity(1, ansatz="1rsb") == 2.0
     assert cm.tcm_capacity(math.inf, ansatz="1rsb") == math.inf
 
@@ -194,16 +195,16 @@ def test_1rsb_reduces_to_rs_as_y_to_0():
 def test_1rsb_multiset_quadrature_equals_tensor_rule():
     """Permutation-symmetric multiset sum == full tensor Gauss-Hermite rule (same nodes)."""
     z, w = gs.gauss_hermite(5)
-    xs, xcs, tw = gs._ts_rule(3)
+    xs, xcs, tw = gs.tanh_sinh_rule(3)
     n = len(xs)
     tot = 0.0
     for i in range(5):
         for j in range(5):
             for k in range(5):
                 h = math.sqrt(0.3) * np.array([z[i], z[j], z[k]])
-                tot += w[i] * w[j] * w[k] * math.log(cm._inner_Y(h, 0.7, 2.0, xs, xcs, tw, np.empty(2 * n),
+                tot += w[i] * w[j] * w[k] * math.log(sign_1rsb._inner_Y(h, 0.7, 2.0, xs, xcs, tw, np.empty(2 * n),
                                                                   np.empty(2 * n), np.empty(1)))
-    assert cm._energ_1rsb(3, 0.3, 2.0, 5, 3) == pytest.approx(tot, rel=1e-13)
+    assert sign_1rsb._energ_1rsb(3, 0.3, 2.0, 5, 3) == pytest.approx(tot, rel=1e-13)
 
 
 # ---- independent K = 3 1RSB implementation (written separately from statmech.committee):
@@ -265,7 +266,7 @@ def test_1rsb_inner_average_independent_formula_vs_monte_carlo(rng):
 @pytest.mark.parametrize("q0, y", [(0.64, 21.2), (0.3, 2.0)])
 def test_1rsb_K3_alpha_matches_independent_implementation(q0, y):
     # same outer Gauss-Hermite order, entirely different inner reduction and outer bookkeeping
-    assert cm._alpha_of(3, q0, y, 10, 5) == pytest.approx(_alpha3_independent(q0, y, 10), rel=1e-10)
+    assert sign_1rsb._alpha_of(3, q0, y, 10, 5) == pytest.approx(_alpha3_independent(q0, y, 10), rel=1e-10)
 
 
 def test_1rsb_flip_cost_limit_of_unreduced_functional():
@@ -317,7 +318,7 @@ def test_1rsb_K1_spherical_perceptron_is_2():
         for y in (0.5, 2.0, 10.0, 50.0):
             assert alpha1(q0, y) > 2.0 + 1e-6
         assert alpha1(q0, 1e-7) == pytest.approx(2.0, abs=1e-5)
-    assert cm._alpha_of(1, 0.5, 2.0, 24, 3) == pytest.approx(alpha1(0.5, 2.0), rel=1e-6)
+    assert sign_1rsb._alpha_of(1, 0.5, 2.0, 24, 3) == pytest.approx(alpha1(0.5, 2.0), rel=1e-6)
 
 
 @pytest.mark.slow
@@ -460,19 +461,19 @@ def test_storage_K5_runs_and_is_stable_at_small_alpha():
 def test_1rsb_grid_inner_and_rqmc_outer_agree_with_multiset_rule():
     from scipy.stats import qmc
     from scipy import special
-    xs, xcs, tw = gs._ts_rule(4)
+    xs, xcs, tw = gs.tanh_sinh_rule(4)
     n = len(xs)
     rng = np.random.default_rng(5)
     for K in (3, 7):
         h = 0.8 * rng.standard_normal(K)
-        a = cm._inner_Y(h, 0.36, 21.0, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
-        b = cm._inner_Y_grid(h, 0.36, 21.0, *cm._GL8)
+        a = sign_1rsb._inner_Y(h, 0.36, 21.0, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
+        b = sign_1rsb._inner_Y_grid(h, 0.36, 21.0, *sign_1rsb._GL8)
         assert b == pytest.approx(a, rel=1e-10)
     q0, y = 0.642, 21.45
-    vals = [cm._outer_1rsb_mc(np.ascontiguousarray(special.ndtri(
-        qmc.Sobol(d=3, scramble=True, seed=s).random_base2(9))), q0, y, *cm._GL8).mean() for s in range(4)]
+    vals = [sign_1rsb._outer_1rsb_mc(np.ascontiguousarray(special.ndtri(
+        qmc.Sobol(d=3, scramble=True, seed=s).random_base2(9))), q0, y, *sign_1rsb._GL8).mean() for s in range(4)]
     se = np.std(vals, ddof=1) / 2
-    assert abs(np.mean(vals) - cm._energ_1rsb(3, q0, y, 10, 4)) < 5 * se + 1e-5
+    assert abs(np.mean(vals) - sign_1rsb._energ_1rsb(3, q0, y, 10, 4)) < 5 * se + 1e-5
 
 
 @pytest.mark.slow

@@ -15,9 +15,10 @@ from scipy.optimize import linprog
 
 from statmech import committee as cm
 from statmech import gaussian as gs
+from statmech.committee import _kernels, flip_cost, relu_1rsb, relu_k2
 
 RHO = 1 / math.sqrt(2)
-XS, XCS, TW = gs._ts_rule(3)
+XS, XCS, TW = gs.tanh_sinh_rule(3)
 
 
 # --------------------------------------------------------------------------- references
@@ -54,7 +55,7 @@ def test_log_bvn_matches_owens_t():
         for a in (-3.1, -1.2, -0.3, 0.4, 1.7, 3.3):
             for b in (-2.9, -0.7, 0.2, 1.1, 2.6):
                 ref = _bvn_owens_t(a, b, rho)   # absolute accuracy only
-                v = cm._log_bvn(a, b, rho, XS, XCS, TW)
+                v = relu_k2._log_bvn(a, b, rho, XS, XCS, TW)
                 assert math.exp(v) == pytest.approx(ref, abs=5e-14)
                 if ref > 1e-4:
                     assert v == pytest.approx(math.log(ref), rel=1e-11, abs=1e-13)
@@ -64,7 +65,7 @@ def test_log_bvn_matches_owens_t():
                                      (-20.0, -20.0, -RHO), (-1.0, -40.0, -RHO), (-200.0, -150.0, RHO)])
 def test_log_bvn_deep_tail_vs_mpmath(a, b, rho):
     """log Phi_2 deep in the tail (Phi_2 down to e^-20000): no underflow, relative accuracy 1e-13."""
-    assert cm._log_bvn(a, b, rho, XS, XCS, TW) == pytest.approx(_log_bvn_mpmath(a, b, rho), rel=1e-13)
+    assert relu_k2._log_bvn(a, b, rho, XS, XCS, TW) == pytest.approx(_log_bvn_mpmath(a, b, rho), rel=1e-13)
 
 
 # --------------------------------------------------------------------------- RS point function
@@ -72,15 +73,15 @@ def test_Z_is_the_probability_that_the_relu_output_is_correct(rng):
     u = np.array([0.4, 0.9])
     lam = u + rng.standard_normal((400000, 2))
     ok = (np.maximum(lam[:, 0], 0) - np.maximum(lam[:, 1], 0)) > 0
-    Z = math.exp(cm._relu2_rs_point(u[0], u[1], XS, XCS, TW)[0])
+    Z = math.exp(relu_k2._relu2_rs_point(u[0], u[1], XS, XCS, TW)[0])
     assert abs(ok.mean() - Z) < 4 * math.sqrt(Z * (1 - Z) / ok.size)
     # Z(0) = Phi_2(0, 0; 1/sqrt 2) = 1/4 + arcsin(1/sqrt 2)/(2 pi) = 3/8
-    assert math.exp(cm._relu2_rs_point(0.0, 0.0, XS, XCS, TW)[0]) == pytest.approx(3 / 8, rel=1e-14)
+    assert math.exp(relu_k2._relu2_rs_point(0.0, 0.0, XS, XCS, TW)[0]) == pytest.approx(3 / 8, rel=1e-14)
 
 
 @pytest.mark.parametrize("u", [(0.4, -1.3), (-3.0, 2.0), (-8.0, 5.0), (6.0, 1.0), (-25.0, -30.0)])
 def test_rs_point_gradient_and_hessian_vs_finite_differences(u):
-    f = lambda v: np.array(cm._relu2_rs_point(v[0], v[1], XS, XCS, TW))
+    f = lambda v: np.array(relu_k2._relu2_rs_point(v[0], v[1], XS, XCS, TW))
     p = f(np.array(u))
     h = 1e-5 * max(1.0, abs(u[0]), abs(u[1]))
     for i, e in enumerate(np.eye(2)):
@@ -98,7 +99,7 @@ def test_polar_rule_and_independent_tensor_gauss_hermite():
     Owen's-T Z and finite-difference gradients (independent implementation), q = 0.2."""
     q = 0.2
     x = math.sqrt(q / (1 - q))
-    s0, s1, _, _ = cm._relu2_rs_averages(q, cm._RELU2_LEVELS)
+    s0, s1, _, _ = relu_k2._relu2_rs_averages(q, relu_k2._RELU2_LEVELS)
     z, w = gs.gauss_hermite(40)
     lnZ = lambda u1, u2: math.log(_bvn_owens_t(u1, (u1 - u2) * RHO, RHO))
     r0 = r1 = 0.0
@@ -114,7 +115,7 @@ def test_polar_rule_and_independent_tensor_gauss_hermite():
             r1 += w1 * w2 * (t1 * g1 + t2 * g2)
     assert s0 == pytest.approx(r0, abs=1e-8)
     assert s1 == pytest.approx(r1, abs=1e-7)
-    T1, T2, W = cm._relu2_polar(3)
+    T1, T2, W = relu_k2._relu2_polar(3)
     assert W.sum() == pytest.approx(1.0, abs=1e-13)
     assert np.dot(W, T1 ** 2 + T2 ** 2) == pytest.approx(2.0, abs=1e-12)
     assert np.dot(W, T1 * T2) == pytest.approx(0.0, abs=1e-13)
@@ -123,7 +124,7 @@ def test_polar_rule_and_independent_tensor_gauss_hermite():
 # --------------------------------------------------------------------------- finite-alpha RS storage
 def test_storage_small_alpha_q_linear():
     """alpha -> 0: q -> 0 with q/alpha -> -tr Hess_u ln Z(0) (expansion of RS.2 at small q)."""
-    tr = -(cm._relu2_rs_point(0.0, 0.0, XS, XCS, TW)[3] + cm._relu2_rs_point(0.0, 0.0, XS, XCS, TW)[5])
+    tr = -(relu_k2._relu2_rs_point(0.0, 0.0, XS, XCS, TW)[3] + relu_k2._relu2_rs_point(0.0, 0.0, XS, XCS, TW)[5])
     r = cm.tcm_storage(np.array([0.0, 1e-3]), 2, "relu")
     assert r.q[0] == 0.0 and r.entropy[0] == 0.0
     assert r.q[1] / 1e-3 == pytest.approx(tr, rel=2e-3)
@@ -135,10 +136,10 @@ def test_storage_is_stationary_and_derivatives_match_fd():
     Hessian matches the second finite difference of s; q_hat = q/(1-q)^2."""
     alpha = 0.7
     r = cm.tcm_storage(alpha, 2, "relu")
-    lev = cm._RELU2_LEVELS
+    lev = relu_k2._RELU2_LEVELS
 
     def s(q):
-        return cm._eqs.gs_rs(q)[0] + alpha * cm._relu2_rs_averages(q, lev)[0]
+        return _kernels._eqs.gs_rs(q)[0] + alpha * relu_k2._relu2_rs_averages(q, lev)[0]
     q, h = r.q, 1e-4
     d1 = (s(q + h) - s(q - h)) / (2 * h)
     d2 = (s(q + h) - 2 * s(q) + s(q - h)) / h ** 2
@@ -164,7 +165,7 @@ def test_storage_approaches_capacity_and_replicon_marginal():
     assert np.all(r.replicon > 0) and np.all(np.diff(r.replicon) < 0) and np.all(r.rs_stable)
     fro = []
     for q in (1 - 1e-4, 1 - 1e-6):
-        _, _, A11, A12 = cm._relu2_rs_averages(q, cm._RELU2_LEVELS)
+        _, _, A11, A12 = relu_k2._relu2_rs_averages(q, relu_k2._RELU2_LEVELS)
         fro.append(2 * (A11 + A12))
     assert abs(fro[1] - 0.75) < abs(fro[0] - 0.75) < 0.02
     with pytest.raises(ValueError, match="alpha must be < alpha_c"):
@@ -183,7 +184,7 @@ def test_inner_Y_vs_monte_carlo(h, v, y, rng):
     """Y(h) = E exp(-y C(lambda)/2) (Eq. R2.2) vs Monte Carlo of the brute-force flip cost."""
     lam = np.array(h) + math.sqrt(v) * rng.standard_normal((300000, 2))
     f = np.exp(-y * _cost2(lam[:, 0], lam[:, 1]) / 2)
-    Y = math.exp(cm._relu2_log_Y(h[0], h[1], v, y)[0])
+    Y = math.exp(relu_k2._relu2_log_Y(h[0], h[1], v, y)[0])
     assert abs(Y - f.mean()) < 4.5 * f.std() / math.sqrt(f.size)
     # the numba flip cost of the library agrees with the closed form used above
     assert cm.relu_flip_cost(lam[0]) == pytest.approx(float(_cost2(lam[0, 0], lam[0, 1])), abs=1e-12)
@@ -197,25 +198,25 @@ def test_inner_Y_limits():
     f = lambda z2, z1: math.exp(-(z1 * z1 + z2 * z2) / 2) / (2 * math.pi) * float(_cost2(h[0] + sv * z1, h[1] + sv * z2))
     lam_mean_C = integrate.dblquad(f, -12, 12, -12, 12, epsabs=1e-12, epsrel=1e-11)[0]
     y = 1e-6
-    assert cm._relu2_log_Y(h[0], h[1], v, y)[0] / y == pytest.approx(-lam_mean_C / 2, rel=1e-5)
-    lZ = cm._relu2_rs_point(h[0] / math.sqrt(v), h[1] / math.sqrt(v), XS, XCS, TW)[0]
-    d = [cm._relu2_log_Y(h[0], h[1], v, y)[0] - lZ for y in (1e8, 1e10)]
+    assert relu_k2._relu2_log_Y(h[0], h[1], v, y)[0] / y == pytest.approx(-lam_mean_C / 2, rel=1e-5)
+    lZ = relu_k2._relu2_rs_point(h[0] / math.sqrt(v), h[1] / math.sqrt(v), XS, XCS, TW)[0]
+    d = [relu_k2._relu2_log_Y(h[0], h[1], v, y)[0] - lZ for y in (1e8, 1e10)]
     # the strips next to the correct cone contribute O(y^-1/2)
     assert 0 < d[1] < 1e-4 and d[0] / d[1] == pytest.approx(10.0, rel=1e-3)
-    deep = cm._relu2_log_Y(-40.0, 30.0, 0.1, 50.0)[0]
+    deep = relu_k2._relu2_log_Y(-40.0, 30.0, 0.1, 50.0)[0]
     assert np.isfinite(deep) and deep < -1000
 
 
 def test_1rsb_y_to_zero_gives_rs_capacity():
     """alpha(q0, y) of Eq. 1RSB.1 -> 1/E C = 4/3 as y -> 0 (at any q0), from above."""
     for q0 in (0.3, 0.7):
-        a = [cm._relu2_alpha_of(q0, y, 2) for y in (1e-3, 1e-2)]
+        a = [relu_k2._relu2_alpha_of(q0, y, 2) for y in (1e-3, 1e-2)]
         assert 0 < a[0] - 4 / 3 < a[1] - 4 / 3
         assert a[0] - 4 / 3 < 1e-3
 
 
 def test_1rsb_outer_rule_converged():
-    a = [cm._relu2_alpha_of(0.6, 20.0, lev) for lev in (2, 3)]
+    a = [relu_k2._relu2_alpha_of(0.6, 20.0, lev) for lev in (2, 3)]
     assert a[0] == pytest.approx(a[1], rel=1e-7)
 
 
@@ -226,7 +227,7 @@ def test_1rsb_capacity_K2_equals_rs():
     assert r.alpha_c == 4 / 3 and r.grid_min_excess > 1e-7
     assert cm.tcm_capacity(2, "relu", "1rsb") == 4 / 3
     # along q0 -> 1 with y (1 - q0) fixed, alpha -> 4/3 from above as well
-    ex = [cm._relu2_alpha_of(q0, 1.0 / (1 - q0), 2) - 4 / 3 for q0 in (0.99, 0.999)]
+    ex = [relu_k2._relu2_alpha_of(q0, 1.0 / (1 - q0), 2) - 4 / 3 for q0 in (0.99, 0.999)]
     assert 0 < ex[1] < ex[0] < 1e-3
 
 
@@ -281,7 +282,7 @@ def test_relu_projection_is_the_nearest_correct_point(rng):
         for _ in range(100):
             t = 2 * rng.standard_normal(K)
             P = np.empty(K)
-            c = cm._relu_proj(t, K // 2, P)
+            c = flip_cost._relu_proj(t, K // 2, P)
             assert c == pytest.approx(cm.relu_flip_cost(t), abs=1e-10)
             assert np.sum((P - t) ** 2) == pytest.approx(c, rel=1e-9, abs=1e-12)
             out = np.maximum(P[:K // 2], 0).sum() - np.maximum(P[K // 2:], 0).sum()
@@ -297,8 +298,8 @@ def test_importance_sampled_inner_average_vs_exact_K2(q0, y):
     T = np.ascontiguousarray(special.ndtri(qmc.Sobol(d=2, scramble=True, seed=3).random_base2(9)))
     U = np.ascontiguousarray(qmc.Sobol(d=2, scramble=True, seed=4).random_base2(10))
     sh = np.ascontiguousarray(np.random.default_rng(5).random((T.shape[0], 2)))
-    lc, _, ch = cm._relu_outer_1rsb_is(T, U, sh, q0, y)
-    exact = cm._relu2_log_Y(math.sqrt(q0) * T[:, 0], math.sqrt(q0) * T[:, 1], 1 - q0, y)
+    lc, _, ch = relu_1rsb._relu_outer_1rsb_is(T, U, sh, q0, y)
+    exact = relu_k2._relu2_log_Y(math.sqrt(q0) * T[:, 0], math.sqrt(q0) * T[:, 1], 1 - q0, y)
     d = lc - exact
     assert np.mean(np.abs(d)) < 3e-3
     assert abs(d.mean()) < 4 * d.std() / math.sqrt(d.size) + 1e-5

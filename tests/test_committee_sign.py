@@ -11,6 +11,7 @@ import pytest
 from statmech import ConvergenceError
 from statmech import committee as cm
 from statmech import gaussian as gs
+from statmech.committee import sign_1rsb, sign_rs
 
 
 # --------------------------------------------------------------------------- K -> inf reference
@@ -38,14 +39,14 @@ def test_fast_rs_point_equals_reference_kernel(rng):
     for K in (1, 3, 7, 21, 51):
         for x in (0.3, 1.0, 4.0):
             t = rng.standard_normal(K) * rng.choice([0.5, 2.0])
-            a = np.array(cm._rs_point(t, x, True))
-            b = np.array(cm._rs_point_fast(t, x, True))
+            a = np.array(sign_rs._rs_point(t, x, True))
+            b = np.array(sign_rs._rs_point_fast(t, x, True))
             assert b == pytest.approx(a, rel=1e-11, abs=1e-13)
     # the derivative term against central differences of ln Z (K = 9)
     t = rng.standard_normal(9)
     x, h = 1.3, 1e-6
-    d = (cm._rs_point_fast(t, x + h, False)[0] - cm._rs_point_fast(t, x - h, False)[0]) / (2 * h)
-    assert cm._rs_point_fast(t, x, False)[1] == pytest.approx(d, rel=1e-7)
+    d = (sign_rs._rs_point_fast(t, x + h, False)[0] - sign_rs._rs_point_fast(t, x - h, False)[0]) / (2 * h)
+    assert sign_rs._rs_point_fast(t, x, False)[1] == pytest.approx(d, rel=1e-7)
 
 
 def test_storage_K7_gauss_hermite_and_rqmc_agree_within_their_errors():
@@ -68,7 +69,7 @@ def test_storage_rqmc_error_bar_is_honest_against_a_converged_rule_K5():
     assert ref.extra["quadrature_error"] < 1e-7
     z = []
     for seed in range(4):
-        r = cm._storage_one(1.0, 5, ("rqmc", 12, 10 * seed), tol=math.inf)
+        r = sign_rs._storage_one(1.0, 5, ("rqmc", 12, 10 * seed), tol=math.inf)
         z.append((r.q - ref.q) / r.extra["stderr_q"])
         assert abs(r.q - ref.q) < r.extra["quadrature_error"] * 2.5   # 5 sigma
         assert abs(r.entropy - ref.entropy) < 5 * r.extra["stderr_entropy"]
@@ -82,7 +83,7 @@ def test_storage_K7_entropy_is_stationary_and_matches_tensor_free_check():
     lev = ("gh", 12)
 
     def s(q):
-        l0 = cm._rs_averages(7, q, lev, want_hess=False)[0]
+        l0 = sign_rs._rs_averages(7, q, lev, want_hess=False)[0]
         return 0.5 * math.log(1 - q) + q / (2 * (1 - q)) + 1.5 * l0
     h = 1e-4
     assert abs(s(r.q + h) - s(r.q - h)) / (2 * h) < 1e-6
@@ -159,17 +160,17 @@ def test_1rsb_inner_grid_K1_closed_form_at_large_y():
         for h0 in (-1.5, -0.2, 0.0, 0.3):
             Yc = gs.H(-h0 / math.sqrt(v)) + math.exp(-y * h0 ** 2 / (2 * (1 + y * v))) / math.sqrt(1 + y * v) \
                 * gs.H(h0 / math.sqrt(v * (1 + y * v)))
-            assert cm._inner_Y_grid(np.array([h0]), v, y, *cm._GL8) == pytest.approx(Yc, rel=1e-12)
+            assert sign_1rsb._inner_Y_grid(np.array([h0]), v, y, *sign_1rsb._GL8) == pytest.approx(Yc, rel=1e-12)
 
 
 def test_1rsb_inner_grid_matches_tanh_sinh_version_at_large_K_and_y(rng):
     """The common-grid inner average vs the independent per-unit tanh-sinh version (K = 25, 49)."""
     for K, y, v in [(25, 512.0, 0.3), (49, 1200.0, 0.27)]:
         h = math.sqrt(1 - v) * rng.standard_normal(K)
-        xs, xcs, tw = gs._ts_rule(6)
+        xs, xcs, tw = gs.tanh_sinh_rule(6)
         n = len(xs)
-        a = cm._inner_Y(h, v, y, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
-        b = cm._inner_Y_grid(h, v, y, *cm._GL8)
+        a = sign_1rsb._inner_Y(h, v, y, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
+        b = sign_1rsb._inner_Y_grid(h, v, y, *sign_1rsb._GL8)
         assert b == pytest.approx(a, rel=1e-11)
 
 
@@ -190,12 +191,12 @@ def test_1rsb_capacity_routes_K7_to_rqmc(monkeypatch):
         from statmech.saddle import SaddlePoint
         return SaddlePoint("x", {"K": k}, {"q0": 0.6, "y": 80.0}, {"alpha_c": 3.9}, True, 0.0, 1,
                            np.array([0.1, 0.5]), extra={"stderr": 0.001})
-    cm._capacity_1rsb_rqmc_cached.cache_clear()
-    monkeypatch.setattr(cm, "tcm_capacity_1rsb_rqmc", fake)
+    sign_1rsb._capacity_1rsb_rqmc_cached.cache_clear()
+    monkeypatch.setattr(sign_1rsb, "tcm_capacity_1rsb_rqmc", fake)
     assert cm.tcm_capacity(7, "sign", "1rsb") == 3.9
     p = cm.tcm_capacity_1rsb_point(7)
     assert calls["k"] == 7 and p.extra["quadrature_error"] == pytest.approx(0.002)
-    cm._capacity_1rsb_rqmc_cached.cache_clear()
+    sign_1rsb._capacity_1rsb_rqmc_cached.cache_clear()
     with pytest.raises(ValueError, match="K must be an odd integer"):
         cm.tcm_capacity(8, "sign", "1rsb")
 
@@ -206,7 +207,7 @@ def test_1rsb_capacity_K7_rqmc_vs_multiset_outer_rule():
     p = cm.tcm_capacity_1rsb_point(7)
     se = p.extra["stderr"]
     assert se < 2e-3 * p.alpha_c
-    a_ms = cm._alpha_of(7, p.q0, p.y, 10, 4)
+    a_ms = sign_1rsb._alpha_of(7, p.q0, p.y, 10, 4)
     assert abs(a_ms - p.alpha_c) < 4 * se + 2e-3
     assert cm.tcm_capacity_1rsb_point(5).alpha_c < p.alpha_c < cm.tcm_capacity(7)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from statmech.simulate import tcm
+from statmech.simulate import tcm, tcm_exact
 
 
 def _separable(X, y):
@@ -164,7 +164,7 @@ def test_perceptron_limit_reproduces_cover():
     # 50 % point estimator: exact Cover fractions cross 1/2 at alpha = 2 for every N
     for M in (3, 7, 20):
         Ps = np.arange(M, 4 * M)
-        assert tcm._crossing(Ps, np.array([_cover(int(P), M) for P in Ps]), M) == 2.0
+        assert tcm_exact._crossing(Ps, np.array([_cover(int(P), M) for P in Ps]), M) == 2.0
 
 
 def test_fifty_percent_point_and_extrapolation():

@@ -1,0 +1,129 @@
+"""Public entry points of the tree committee machine that dispatch over activation and ansatz.
+
+:func:`tcm_capacity` (sign / relu x rs / 1rsb x finite K / K = inf) and :func:`tcm_storage`
+(RS saddle point at finite alpha: sign, any odd K, :mod:`.sign_rs`; relu, K = 2,
+:mod:`.relu_k2`).  The theories themselves live one per file (see the package docstring).
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import check_choice
+from ._common import ACTIVATIONS, ANSATZE, _check_K
+from .large_k import _relu_inf_1rsb_point
+from .relu_1rsb import relu_capacity_1rsb_rqmc
+from .relu_k2 import _relu_storage, relu_capacity_1rsb_point
+from .relu_rs import _alpha_rs_relu
+from .sign_1rsb import tcm_capacity_1rsb_point
+from .sign_rs import _alpha_rs_sign, _sign_storage
+
+__all__ = ["tcm_capacity", "tcm_storage"]
+
+
+def tcm_capacity(K, activation="sign", ansatz="rs"):
+    r"""Storage capacity alpha_c of the tree committee machine (a float).
+
+    Each case is computed in its theory's file: sign rs in ``sign_rs.py``, sign 1rsb in
+    ``sign_1rsb.py``, relu rs in ``relu_rs.py``, relu 1rsb in ``relu_k2.py`` (K = 2) and
+    ``relu_1rsb.py`` (K = 4, 6), K = inf in ``large_k.py``.
+
+    * sign, rs: thesis Eq. 3.5 (derived and confirmed; quadrature accurate to ~1e-13 relative),
+      K odd >= 1; ``K = math.inf`` returns ``math.inf`` (alpha_c^RS = sqrt(72/pi) sqrt(K)
+      (1 + O(K^-1/2)), see :func:`rs_large_K_coefficient`).
+    * sign, 1rsb: Eq. 1RSB.1 (Barkai--Hansel--Sompolinsky 1992 ansatz at q1 -> 1), any odd K:
+      K <= 5 by the multiset rule (K = 3: +-2e-6, K = 5: +-1e-4; K = 5 takes minutes), K >= 7
+      by randomized QMC (relative standard error ~5e-4 ... 1e-3, reported by
+      ``tcm_capacity_1rsb_point(K).extra["stderr"]``; ~30 s at K = 7, ~1 min at K = 25,
+      ~10 min at K = 99, ~25 min at K = 151 on a loaded shared machine, cached per K);
+      ``K = math.inf`` returns ``math.inf`` (the capacity grows like (8/pi) sqrt(ln K), derived, see
+      :func:`one_rsb_large_K_coefficient` and :func:`tcm_1rsb_large_K`; Monasson--Zecchina's
+      internal-representation calculation gives (16/pi) sqrt(ln K)).
+    * relu, rs: Eq. RS.4 with the exact ReLU flip cost; K even; K = 2: 4/3 exactly (derived),
+      K >= 4 by randomized quasi-Monte Carlo on the unit sphere (homogeneity of C; relative
+      standard error ~1e-4, reported by :func:`relu_rs_capacity_error`), ``K = math.inf``:
+      2 pi/(pi - 1) (effective perceptron, Q'(1) = pi/(pi-1)).
+    * relu, 1rsb: ``K = 2``: 4/3 = RS (alpha(q0, y) of Eq. 1RSB.1 exceeds 4/3 everywhere and tends to it
+      on the RS boundary, see :func:`relu_capacity_1rsb_point`); ``K = 4``: 2.316 +- 0.002 by RQMC
+      with an importance-sampled inner average (:func:`relu_capacity_1rsb_rqmc`, ~1 min; 2.3167 +- 0.0008
+      from finer point sets); ``K = 6``: 2.578 +- 0.002 (same method, ~1.5 min; 2.581 +- 0.003 from finer sets);
+      ``K = math.inf`` (effective perceptron with kernel Q, Eq. 1RSB.1); K >= 8 not implemented.
+    """
+    check_choice("activation", activation, ACTIVATIONS)
+    check_choice("ansatz", ansatz, ANSATZE)
+    k = _check_K(K, activation)
+    if activation == "sign":
+        if ansatz == "rs":
+            return math.inf if k == math.inf else _alpha_rs_sign(k)
+        if k == math.inf:
+            return math.inf
+        return float(tcm_capacity_1rsb_point(k).alpha_c)
+    # relu
+    if ansatz == "rs":
+        if k == math.inf:
+            return 2.0 * math.pi / (math.pi - 1.0)
+        return float(_alpha_rs_relu(k)[0])
+    if k == 2:
+        return float(relu_capacity_1rsb_point(2).alpha_c)
+    if k in (4, 6):
+        return float(relu_capacity_1rsb_rqmc(k).alpha_c)
+    if k != math.inf:
+        raise ValueError(f"K must be 2, 4, 6 or math.inf for the ReLU 1RSB capacity (K >= 8 not validated; "
+                         f"alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
+    return float(_relu_inf_1rsb_point().alpha_c)
+
+
+def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-3, method=None):
+    r"""RS saddle point of the storage problem of a sign tree committee machine.
+
+    Implements Eqs. RS.1--RS.3 of :mod:`statmech.committee` (thesis Eq. 3.3 in RS form; the replicon
+    RS.3 is our derivation, reducing to Gardner--Derrida for K = 1).
+
+    Parameters
+    ----------
+    alpha : float or array, 0 <= alpha < alpha_c^RS(K)
+    K : odd integer >= 1 for sign units; K = 2 for relu
+    activation : "sign", or "relu" (K = 2 only; Z = bivariate-normal orthant probability, see
+        ``relu_k2._relu2_storage_one`` and docs/committee.md, Eqs. R2.4-R2.6)
+    ansatz : "rs"
+    method : rule for the K-dimensional Gaussian averages (default by K):
+
+        * ``"multiset"`` (default K <= 3; K = 5 fallback): multisets of a 1-d tanh--sinh rule
+          with a break at t = 0 (permutation symmetry, n^K/K! points); ``level`` = tanh--sinh
+          level (default 4, 3, 1 for K = 1, 3, 5); error estimate = change to level - 1 (K = 5,
+          level 1: to a 36-point Gauss--Hermite multiset).
+        * ``"gh"`` (default K = 5, 7): multisets of an n-point Gauss--Hermite rule, n = ``level``
+          (default 20 for K = 5: 4e-8 in q at alpha = 1; 16 for K = 7: 170544 points, ~1 s per
+          average); error estimate = change to n - 4.  With the default (method and level
+          None) K = 5 falls back to the tanh--sinh multiset when that estimate exceeds ``tol``.  K = 7, q = 0.35: error 1e-8 (ln Z), 1e-7 (derivative term); q = 0.6: 2e-5.
+          The replicon term converges more slowly (K = 7, q = 0.61: 4e-3 at n = 16;
+          ``extra["replicon_error"]``).  With the default (method and level None) K = 7
+          falls back to RQMC when the GH error estimate exceeds ``tol`` (alpha >~ 2.5).
+        * ``"rqmc"`` (default K >= 9): a scrambled Sobol set of 2^level points (default 2^16),
+          fixed during the root search so the residual is deterministic; q is then corrected
+          by the mean residual over 4 further scramblings, entropy and replicon are averaged
+          over the 5 sets, and the error estimate is 2 standard errors of that mean
+          (``extra["stderr_q"]``, ``"stderr_entropy"``, ``"stderr_replicon"``).  The replicon
+          term costs O(K^3) per point (the rest O(K^2), ``_rs_point_fast``) and uses the first
+          2^j <= 2e9/K^3 points of each set (all 2^16 up to K = 29).
+          Cost (CPU time per alpha): ~5 s (K = 9), ~45 s (K = 21); wall time on the loaded
+          shared machine 4-6x more.
+
+    level : see ``method``
+    tol : a ConvergenceError is raised when the quadrature error estimate (of q and of the
+        entropy) exceeds ``tol`` -- near alpha_c (q -> 1) the K-dimensional integrand develops
+        layers of width sqrt(1-q) and needs a finer rule
+
+    Returns
+    -------
+    SaddlePoint with order_params q (overlap of two solutions in the same branch), q_hat
+    (= q/(1-q)^2), thermo entropy (log Gardner volume per weight), replicon (Eq. RS.3),
+    rs_stable, hessian_eigenvalues = [d^2 s/dq^2] (> 0: the RS saddle point is a minimum of
+    s(q), n -> 0 inversion), and extra["quadrature_error"] (estimate of the error of q and
+    of the entropy, see ``method``).
+    """
+    if activation == "relu":   # ReLU branch (K = 2), see relu_k2._relu_storage
+        check_choice("ansatz", ansatz, ("rs",))
+        return _relu_storage(alpha, K, level, tol)
+    check_choice("activation", activation, ("sign",))
+    check_choice("ansatz", ansatz, ("rs",))
+    return _sign_storage(alpha, K, level, tol, method)
