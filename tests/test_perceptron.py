@@ -378,17 +378,18 @@ def test_other_bad_arguments():
 
 
 def test_convergence_error_is_raised_not_swallowed(monkeypatch):
-    # the solves run in numba: force Newton and its bracketed fallback to fail
-    monkeypatch.setattr(_common, "_NEWTON_MAXITER", 1)
-    monkeypatch.setattr(_common, "_BRENT_MAXITER", 1)
+    def failing(*a, **k):
+        raise ConvergenceError("forced", residual=1.0)
+    monkeypatch.setattr(_common, "root_scalar", failing)
+    monkeypatch.setattr(_common, "newton", failing)
     with pytest.raises(ConvergenceError):
         P.spherical_storage(1.0)
     with pytest.raises(ConvergenceError):
         P.binary_capacity(0.1)
-    # a root that cannot be bracketed raises with diagnostics
+    # a function that cannot be bracketed raises with diagnostics
     monkeypatch.undo()
     with pytest.raises(ConvergenceError, match="bracket"):
-        P.binary_teacher_student(1e-200, "unstable")
+        _common._bracket_solve(lambda y: -1.0, 0.0, maxexp=5)
 
 
 # --------------------------------------------------------------------------- CLI

@@ -13,7 +13,7 @@ from statmech import ConvergenceError
 from statmech import perceptron as P
 from statmech.gaussian import inv_mills
 from statmech.perceptron import _common, _quadrature
-from statmech.perceptron._branches_nb import BTS_ENT, BTS_SLOPE
+from statmech.perceptron._branches_nb import BS, BTS_ENT, BTS_SLOPE, SS
 from statmech.perceptron._equations import _K
 from statmech.perceptron._newton_nb import NST
 from statmech.perceptron._quadrature import _table
@@ -204,6 +204,19 @@ def test_brent_is_scipy_brentq():
         status, root, r, it = mod._brentq(model, 1.0, *bracket, 0.0, 0.0, tab, off, 200, st_)
         ref, info = optimize.brentq(f, *bracket, xtol=1e-15, full_output=True)
         assert status == 0 and root == ref and it == info.iterations
+
+
+@pytest.mark.parametrize("model, alpha, y0", [(SS, 1.0, 3.0), (SS, 0.2, -6.0), (BS, 0.6, 4.0)])
+def test_bracket_expansion_is_common_bracket_solve(model, alpha, y0):
+    """The numba bracketed fallback (expansion from y0, then Brent) takes the iterates of
+    ``_common._bracket_solve`` on the same branch function: same root, same count."""
+    tab, off = _table()
+    mod = _K.load()
+    st_ = np.zeros(NST)
+    la = math.log(alpha)
+    status, root, r, it = mod._expand(model, 1.0, y0, la, 0.0, tab, off, 200, st_)
+    ref, it_ref = _common._bracket_solve(lambda y: mod._f(model, 1.0, y, la, 0.0, tab, off, st_), y0)
+    assert status == 0 and root == ref and it == it_ref and r < 1e-13
 
 
 # --------------------------------------------------------------------------- vectorized = point by point

@@ -1,9 +1,22 @@
 """Shared pieces of the perceptron solvers: argument checks, the call of the numba solves of
-the branch maps ``alpha = A(p)`` (:mod:`statmech.perceptron._branches_nb`) with their failure
-reports, the residual check and the AT-line root.
+the branch maps ``alpha = A(p)`` with their failure reports, the residual check and the
+AT-line root.
 
-``_NEWTON_MAXITER`` and ``_BRENT_MAXITER`` are read at each call (tests lower them to force
-a failure); so is ``_RES_TOL``."""
+The saddle points are solved entirely inside numba: :func:`newton` makes one call of an
+entry point of :mod:`statmech.perceptron._branches_nb` (``ss_solve``, ``sts_solve``,
+``bs_solve``, ``bts_solve``, ``bs_capacity``, ``bts_transition``), which runs, for every
+point of the call, Newton with backtracking on the one-unknown branch map (the algorithm of
+:func:`statmech.saddle.newton`, :mod:`statmech.perceptron._newton_nb`), its bracketed Brent
+fallback (scipy's ``brentq``, as :func:`statmech.saddle.root_scalar`), the convergence test
+and the order parameters, entropy, Hessian and replicon of the result; Python only checks
+the arguments, raises the ConvergenceError of a failed point (:func:`_run`) and builds the
+SaddlePoint.  A vectorized call solves all its points in that one numba call, each started
+from a prediction continued along the grid.  :func:`_bracket_solve` is the same bracket
+expansion + Brent in Python, for Python functions (and the reference the numba one is
+tested against).
+
+``newton``, ``_NEWTON_MAXITER`` and ``_BRENT_MAXITER`` are looked up at each call (tests
+replace them to force a failure); so is ``_RES_TOL``."""
 from __future__ import annotations
 
 import math
@@ -92,6 +105,13 @@ def _first_unconverged(res):
     return int(bad[0]) if bad.size else None
 
 
+def newton(entry, pts, *args, out):
+    """One numba call of the solve ``entry`` over the rows of ``pts`` (Newton, then the
+    bracketed fallback, for every point; module docstring), filling ``out``.  Returns
+    ``(i, status, y, |f|, iterations)`` of the first point that failed (``i = -1``: none)."""
+    return entry(pts, *args, *_table(), _NEWTON_MAXITER, _BRENT_MAXITER, out)
+
+
 def _run(entry, cols, params, pts, *args, order=(), residual=True):
     """Call the numba entry point ``entry(pts, *args, tab, off, nmax, bmax, out)`` over the
     rows of ``pts`` (the points, whose parameters ``params`` are named for the
@@ -103,7 +123,7 @@ def _run(entry, cols, params, pts, *args, order=(), residual=True):
     ``order`` (names of columns).
     """
     out = np.empty((pts.shape[0], len(cols)))
-    i, status, y, r, it = entry(pts, *args, *_table(), _NEWTON_MAXITER, _BRENT_MAXITER, out)
+    i, status, y, r, it = newton(entry, pts, *args, out=out)
     done = pts.shape[0] if i < 0 else i
     j = _first_unconverged(out[:done, -1]) if residual else None
     if j is not None:
@@ -122,6 +142,38 @@ def _columns(cols, out, shape):
 def _transition(entry):
     """``entry(tab, off, nmax, bmax)``: a numba solve without points (a transition)."""
     return entry(*_table(), _NEWTON_MAXITER, _BRENT_MAXITER)
+
+
+def _bracket_solve(f, y0, step=1.0, lo=-math.inf, hi=math.inf, maxexp=60):
+    """Root of increasing f(y) by bracket expansion from y0 then Brent (saddle.root_scalar):
+    the bracketed fallback of the numba solves (``_newton_nb._expand``) for a Python ``f``.
+    Returns ``(y, iterations)``; ConvergenceError if no sign change within ``maxexp`` steps."""
+    f0 = f(y0)
+    if f0 == 0.0:
+        return y0, 0
+    a = b = y0
+    fa = fb = f0
+    n = 0
+    if f0 < 0:
+        while fb < 0:
+            a, fa = b, fb
+            b = min(b + step, hi) if b + step < hi else 0.5 * (b + hi)
+            fb = f(b)
+            step *= 2.0
+            n += 1
+            if n > maxexp:
+                raise ConvergenceError("could not bracket the saddle point", x=[a, b], diagnostics={"f(b)": fb})
+    else:
+        while fa > 0:
+            b, fb = a, fa
+            a = max(a - step, lo) if a - step > lo else 0.5 * (a + lo)
+            fa = f(a)
+            step *= 2.0
+            n += 1
+            if n > maxexp:
+                raise ConvergenceError("could not bracket the saddle point", x=[a, b], diagnostics={"f(a)": fa})
+    info = root_scalar(f, (a, b), xtol=1e-15)
+    return float(info.x[0]), info.iterations + n
 
 
 # =========================================================================== residual check, logit

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..gaussian import _ts_rule, gauss_hermite, piecewise_nodes
+from ..gaussian import gauss_hermite, piecewise_nodes, tanh_sinh_rule
 from ._equations import _K
 from ._quadrature_nb import GH_ORDERS, PW_LEVELS, TS_LEVELS
 
@@ -29,7 +29,7 @@ def _table():
     of the levels TS_LEVELS."""
     parts = [a for n in GH_ORDERS for a in gauss_hermite(n)]
     parts += [a for level in PW_LEVELS for a in piecewise_nodes([0.0], level)]
-    parts += [a for level in TS_LEVELS for a in _ts_rule(level)]
+    parts += [a for level in TS_LEVELS for a in tanh_sinh_rule(level)]
     off = np.zeros(len(parts) + 1, dtype=np.int64)
     off[1:] = np.cumsum([a.size for a in parts])
     return np.concatenate(parts), off

@@ -25,7 +25,7 @@ import typing
 import numba
 import numpy as np
 
-from statmech.gaussian import _piecewise_fill
+from statmech.gaussian import piecewise_fill
 
 if typing.TYPE_CHECKING:
     from statmech.perceptron._equations import is_in, is_step, st_out, st_step, ts_in, ts_in_step, ts_out, ts_step
@@ -68,7 +68,7 @@ def _rule_at(tab, off, b0, b1, nbreak, level):
         breaks[1] = b1
     zs = np.empty(x.size * (nbreak + 1))
     ws = np.empty(zs.size)
-    _piecewise_fill(breaks, x, xc, w, zs, ws)
+    piecewise_fill(breaks, x, xc, w, zs, ws)
     return zs, ws
 
 
