@@ -68,19 +68,30 @@ How the saddle points are solved
 Every model's saddle-point equations are eliminated to one explicit map
 ``alpha = A(p)`` along the solution branch (``p = q`` or ``R`` for spherical weights,
 ``p = q_hat`` for Ising weights), and ``A(p) = alpha`` is solved in ``y = logit p`` or
-``log p``.  The whole solve runs in numba (``_newton_nb.py``, one driver for all models):
-Newton with backtracking -- the algorithm of ``statmech.saddle.newton`` (tolerance 1e-14
-on ``log A(p) - log alpha`` and on the step), derivative from the sympy kernels, domain bound
-on the binary teacher--student poor branch -- which also stops where the Newton correction
-is at round-off (<= 2e-15 (1 + |y|)); on failure bracket expansion + Brent (scipy's
-``brentq``, transcribed).  Python only checks the arguments and builds the result.
-``residual`` is the (scaled) max-norm of the gradient of ``phi`` at the result; a residual
->= 1e-10 or a failed solve raises ``ConvergenceError`` with the last iterate, the residual
-and the iterations (so a returned result always has ``converged = True``).
+``log p``.  The whole solve runs in numba, one call per public call
+(``_common.newton`` calls an entry point of ``_branches_nb.py``; the root finders are one
+generic driver in ``_newton_nb.py``): Newton with backtracking -- the algorithm of
+``statmech.saddle.newton`` (tolerance 1e-14 on ``log A(p) - log alpha`` and on the step),
+derivative from the sympy kernels, domain bound on the binary teacher--student poor branch
+-- which also stops where the Newton correction is at round-off (``<= 2e-15 (1 + |y|)``); on
+failure bracket expansion + Brent (scipy's ``brentq``, transcribed; the same iterates as
+``_common._bracket_solve`` and ``scipy.optimize.brentq``, tested).  The convergence test,
+the order parameters, the entropy, the Hessian and the replicon of the result are computed
+in the same call from the channel averages of the accepted Newton point (no quadrature
+pass is repeated); Python only checks the arguments and builds the result.  The Ising
+capacity (zero entropy along the branch) and the binary teacher--student transition (zero
+poor-branch entropy, its derivative from the envelope theorem; the spinodal where
+``d log alpha/d log R_hat = 0``) are Newton solves of the same driver, with Brent as their
+fallback.  ``residual`` is the (scaled) max-norm of the gradient of ``phi`` at the result; a
+residual >= 1e-10 or a failed solve raises ``ConvergenceError`` with the last iterate, the
+residual and the iterations (so a returned result always has ``converged = True``).
 
-Arrays of parameters are solved in one numba call, point after point, each started from
-the previous solution -- on a grid (same kappa, comparable steps in alpha) from a cubic
-extrapolation of the last two, which typically needs one quadrature pass per point.
+Arrays of parameters are solved in the same single numba call, point after point, each
+started from the previous solution -- on a grid (same kappa, comparable steps in alpha)
+from a cubic Hermite extrapolation in ``log alpha`` of the last two, which typically needs
+one quadrature pass per point.  A single solve costs a few quadrature passes (the numba
+solve counts them: ``step_passes``, ``full_passes``); ``benchmarks/bench_perceptron.py``
+reports each single solve against the cost of its passes (the limit).
 
 Quadrature: Gaussian expectations over ``t`` use Gauss--Hermite (48-128 nodes, by q) while the
 integrand is smooth (``q <= 0.6``) and otherwise a tanh--sinh rule split at the sharp
