@@ -73,7 +73,8 @@ Every model's saddle-point equations are eliminated to one explicit map
 generic driver in ``_newton_nb.py``): Newton with backtracking -- the algorithm of
 ``statmech.saddle.newton`` (tolerance 1e-14 on ``log A(p) - log alpha`` and on the step),
 derivative from the sympy kernels, domain bound on the binary teacher--student poor branch
--- which also stops where the Newton correction is at round-off (``<= 2e-15 (1 + |y|)``); on
+-- which also stops where the Newton correction is within the step tolerance
+(``<= 1e-14 (1 + |y|)``, where ``saddle.newton`` would take that step and stop); on
 failure bracket expansion + Brent (scipy's ``brentq``, transcribed; the same iterates as
 ``_common._bracket_solve`` and ``scipy.optimize.brentq``, tested).  The convergence test,
 the order parameters, the entropy, the Hessian and the replicon of the result are computed

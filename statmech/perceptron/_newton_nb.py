@@ -13,9 +13,10 @@ Every model is solved as one scalar root ``f(y) = 0`` along its RS branch:
   (tolerances 1e-14 on ``|f|`` and on the step, Armijo factor 1e-4, 40 halvings, domain
   ``y < hi``; a trial step where the branch map is undefined, e.g. q underflowing to 0, is
   halved like a step that does not decrease ``|f|``), with one more way to stop: at a
-  point whose Newton correction ``|f/f'|`` is
-  already at round-off (<= 2e-15 (1 + |y|)), so that a solve started on the root (the
-  predicted start of a grid point) costs one quadrature pass.  Far from the root the
+  point with ``|f| <= 1e-14`` whose Newton correction ``|f/f'|`` is within the step
+  tolerance (<= 1e-14 (1 + |y|)), where ``saddle.newton`` would take that last step and
+  stop (the step itself changes y by no more than that), so that a solve started on the
+  root (the predicted start of a grid point) costs one quadrature pass.  Far from the root the
   branch is evaluated with the step kernels (``E IM^2`` and its derivative only); once
   ``|f| <= 1e-7`` with the full kernels, whose channel averages at the accepted point are
   kept in ``st`` for the result (no pass is repeated);
@@ -55,7 +56,7 @@ FB_UNSTABLE = 3    # no Newton: walk up from the spinodal, then Brent (unstable 
 
 NEWTON_TOL = 1e-14    # on |f| (f is a log alpha or an entropy: O(1))
 NEWTON_XTOL = 1e-14   # on the last step, relative to 1 + |y|
-ROUNDOFF = 2e-15      # a Newton correction below ROUNDOFF (1 + |y|) is round-off: not worth a pass
+ROUNDOFF = 2e-15      # a prediction error below ROUNDOFF (1 + |y|) is round-off (_predict)
 NEAR = 1e-7           # |f| below which the next evaluation is expected to be the last
 MAX_BACKTRACK = 40
 EXPAND_MAX = 60
@@ -93,7 +94,7 @@ def _newton(model, y0, hi, la, kappa, tab, off, maxiter, full0, st):
         if not norm < math.inf:
             break
         if norm <= NEWTON_TOL and (step_ok or norm <= NEWTON_TOL * 1e-2
-                                   or _norm(f / d) <= ROUNDOFF * (1.0 + _norm(x))):
+                                   or _norm(f / d) <= NEWTON_XTOL * (1.0 + _norm(x))):
             return OK, x, f, it - 1, d, full
         dx = -f / d if d != 0.0 else math.nan
         if not _norm(dx) < math.inf:
