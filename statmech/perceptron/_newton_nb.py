@@ -12,11 +12,12 @@ Every model is solved as one scalar root ``f(y) = 0`` along its RS branch:
 * ``_newton`` -- Newton with backtracking on ``|f|`` from :func:`statmech.saddle.newton`
   (tolerances 1e-14 on ``|f|`` and on the step, Armijo factor 1e-4, 40 halvings, domain
   ``y < hi``; a trial step where the branch map is undefined, e.g. q underflowing to 0, is
-  halved like a step that does not decrease ``|f|``), with one more way to stop: at a
+  halved like a step that does not decrease ``|f|``), with two more ways to stop: at a
   point with ``|f| <= 1e-14`` whose Newton correction ``|f/f'|`` is within the step
   tolerance (<= 1e-14 (1 + |y|)), where ``saddle.newton`` would take that last step and
   stop (the step itself changes y by no more than that), so that a solve started on the
-  root (the predicted start of a grid point) costs one quadrature pass.  Far from the root the
+  root (the predicted start of a grid point) costs one quadrature pass; and where a step
+  from ``|f| <= 1e-14`` does not halve ``|f|`` (its round-off floor).  Far from the root the
   branch is evaluated with the step kernels (``E IM^2`` and its derivative only); once
   ``|f| <= 1e-7`` with the full kernels, whose channel averages at the accepted point are
   kept in ``st`` for the result (no pass is repeated);
@@ -117,10 +118,14 @@ def _newton(model, y0, hi, la, kappa, tab, off, maxiter, full0, st):
                 return OK, x, f, it, d, full
             break
         step_ok = _norm(xn - x) <= NEWTON_XTOL * (1.0 + _norm(xn))
+        # |f| <= tol already and the step did not halve it: f is at its round-off floor
+        # (where f' -> 0, e.g. q -> 1, the correction f/f' of that noise exceeds the step
+        # tolerance and the iteration would wander until maxiter)
+        stalled = norm <= NEWTON_TOL and nn > 0.5 * norm
         x, f, d, norm, full = xn, fn, dn, nn, trial_full
         if full:
             st[:ST] = st[ST:2 * ST]
-        if norm <= NEWTON_TOL and step_ok:
+        if norm <= NEWTON_TOL and (step_ok or stalled):
             return OK, x, f, it, d, full
     if norm <= NEWTON_TOL:
         return OK, x, f, it, d, full
