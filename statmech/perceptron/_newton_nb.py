@@ -16,8 +16,10 @@ Every model is solved as one scalar root ``f(y) = 0`` along its RS branch:
   point with ``|f| <= 1e-14`` whose Newton correction ``|f/f'|`` is within the step
   tolerance (<= 1e-14 (1 + |y|)), where ``saddle.newton`` would take that last step and
   stop (the step itself changes y by no more than that), so that a solve started on the
-  root (the predicted start of a grid point) costs one quadrature pass; and where a step
-  from ``|f| <= 1e-14`` does not halve ``|f|`` (its round-off floor).  Far from the root the
+  root (the predicted start of a grid point) costs one quadrature pass; at a point where
+  ``|f|`` is at round-off (<= 4 eps (1 + |y| + |log alpha|)), the root known as well as f
+  determines it (where f' -> 0, e.g. q -> 1, the correction f/f' of that noise exceeds the
+  step tolerance); and where a step from ``|f| <= 1e-14`` does not halve ``|f|``.  Far from the root the
   branch is evaluated with the step kernels (``E IM^2`` and its derivative only); once
   ``|f| <= 1e-7`` with the full kernels, whose channel averages at the accepted point are
   kept in ``st`` for the result (no pass is repeated);
@@ -58,6 +60,7 @@ FB_UNSTABLE = 3    # no Newton: walk up from the spinodal, then Brent (unstable 
 NEWTON_TOL = 1e-14    # on |f| (f is a log alpha or an entropy: O(1))
 NEWTON_XTOL = 1e-14   # on the last step, relative to 1 + |y|
 ROUNDOFF = 2e-15      # a prediction error below ROUNDOFF (1 + |y|) is round-off (_predict)
+FLOOR = 4 * 2.220446049250313e-16   # |f| <= FLOOR (1 + |y| + |log alpha|): f at round-off
 NEAR = 1e-7           # |f| below which the next evaluation is expected to be the last
 MAX_BACKTRACK = 40
 EXPAND_MAX = 60
@@ -94,7 +97,7 @@ def _newton(model, y0, hi, la, kappa, tab, off, maxiter, full0, st):
         it += 1
         if not norm < math.inf:
             break
-        if norm <= NEWTON_TOL and (step_ok or norm <= NEWTON_TOL * 1e-2
+        if norm <= NEWTON_TOL and (step_ok or norm <= FLOOR * (1.0 + _norm(x) + abs(la))
                                    or _norm(f / d) <= NEWTON_XTOL * (1.0 + _norm(x))):
             return OK, x, f, it - 1, d, full
         dx = -f / d if d != 0.0 else math.nan
