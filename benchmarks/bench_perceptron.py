@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import best_time  # noqa: E402
 
 from statmech import perceptron as P  # noqa: E402
-from statmech.perceptron import _common, binary_teacher_student_rs  # noqa: E402
+from statmech.perceptron import _common, binary_teacher_student_rs, spherical_teacher_student_rs  # noqa: E402
 from statmech.perceptron._branches_nb import BS_COLS, BTS_COLS, SS_COLS, STS_COLS, TAIL_COLS  # noqa: E402
 from statmech.perceptron._equations import _K  # noqa: E402
 from statmech.perceptron._quadrature import _table  # noqa: E402
@@ -207,7 +207,7 @@ def limits():
                              lambda q=q, p=p, k=kappa: _K.st_step_at(q, p, k, tab, off),
                              lambda q=q, p=p, k=kappa: _K.st_out_at(q, p, k, tab, off))
     R = P.spherical_teacher_student(1.0).R
-    out["sts"] = (_passes(_K.sts_solve, STS_COLS, np.array([[1.0]]), -1.0),
+    out["sts"] = (_passes(_K.sts_solve, STS_COLS, np.array([[1.0]]), -1.0, *spherical_teacher_student_rs._sts_table()),
                   lambda: _K.ts_step_at(R, 1 - R, tab, off), lambda: _K.ts_out_at(R, 1 - R, tab, off))
     r = P.binary_storage(0.6)
     q, qh = r.q, r.q_hat

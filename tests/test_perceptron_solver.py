@@ -172,7 +172,8 @@ def test_spherical_storage_agrees_with_python_newton(alpha, kappa):
 
 @pytest.mark.parametrize("alpha", [0.01, 1.0, 5.0, 30.0, 1e3])
 def test_spherical_teacher_student_agrees_with_python_newton(alpha):
-    _agree(P.spherical_teacher_student(alpha), *ref_spherical_teacher_student(alpha))
+    # started from the tabulated branch (not the cold start of the reference): fewer steps
+    _agree(P.spherical_teacher_student(alpha), *ref_spherical_teacher_student(alpha), same_start=False)
 
 
 @pytest.mark.parametrize("alpha,kappa", [(0.1, 0.0), (0.6, 0.0), (1.2, 0.0), (0.3, 0.8)])

@@ -316,9 +316,10 @@ def ss_solve(pts, q0, tab, off, nmax, bmax, out):
 
 
 @numba.njit(cache=True)
-def sts_solve(pts, R0, tab, off, nmax, bmax, out):
+def sts_solve(pts, R0, ys, tbl, tab, off, nmax, bmax, out):
     """Spherical teacher-student (T1)-(T2) at the rows (alpha,) of pts, the first started
-    from R0 if in (0, 1).  Columns STS_COLS."""
+    from R0 if in (0, 1); a point that is not continued from a grid starts from the
+    tabulated branch (ys, tbl) of ``branch_table`` (y = logit R).  Columns STS_COLS."""
     st = np.empty(NST)
     h = _history()
     good = True
@@ -347,7 +348,8 @@ def sts_solve(pts, R0, tab, off, nmax, bmax, out):
             y0 = 2 * math.log(a) - math.log(0.5 * (math.pi * 0.6246582) ** 2)
         else:
             y0 = _logit(min(0.95, 2 * a / math.pi / (1 + 2 * a / math.pi)))
-        y0, predicted, full0 = _start(y0, yprev, h, la, good)
+        yt = math.nan if i == 0 and yprev == yprev else _table_start(la, ys, tbl)
+        y0, predicted, full0 = _start(y0, yt if yt == yt else yprev, h, la, good)
         st[NST - 2:] = 0.0
         status, y, r, it, d, full = _solve(STS, y0, math.inf, la, 0.0, tab, off, nmax, bmax, FB_EXPAND, 0.0, full0, st)
         if status != OK and predicted:
@@ -505,25 +507,25 @@ def bts_transition(tab, off, nmax, bmax):
 
 
 @numba.njit(cache=True)
-def bts_poor_table(ys, tab, off, out):
-    """The poor branch of binary teacher-student tabulated at y = log R_hat in ``ys`` (below
-    the spinodal): rows (log alpha(y), d log alpha/dy)."""
+def branch_table(model, ys, tab, off, out):
+    """The branch ``model`` (STS, or BTS below the spinodal: log alpha increasing in y)
+    tabulated at the points ``ys``: rows (log alpha(y), d log alpha/dy)."""
     st = np.zeros(NST)
     for i in range(ys.size):
-        f, d, ok = _branch(BTS, ys[i], 0.0, 0.0, tab, off, False, st, ST)
+        f, d, ok = _branch(model, ys[i], 0.0, 0.0, tab, off, False, st, ST)
         out[i, 0] = f if ok else math.nan
         out[i, 1] = d if ok else math.nan
 
 
 @numba.njit(cache=True)
-def _poor_start(la, ys, tbl):
-    """y(log alpha) on the poor branch by cubic Hermite interpolation of the table of
-    ``bts_poor_table`` (slopes dy/d log alpha = 1/(d log alpha/dy)); NaN outside it."""
+def _table_start(la, ys, tbl):
+    """y(log alpha) on a branch by cubic Hermite interpolation of the table of
+    ``branch_table`` (slopes dy/d log alpha = 1/(d log alpha/dy)); NaN outside it."""
     n = ys.size
     if not (tbl[0, 0] <= la < tbl[n - 1, 0]):
         return math.nan
     lo, hi = 0, n - 1
-    while hi - lo > 1:  # tbl[:, 0] increases along the poor branch
+    while hi - lo > 1:  # tbl[:, 0] increases along the branch
         mid = (lo + hi) // 2
         if tbl[mid, 0] <= la:
             lo = mid
@@ -536,7 +538,7 @@ def _poor_start(la, ys, tbl):
     t3 = t2 * t
     y = ((2 * t3 - 3 * t2 + 1) * ys[lo] + (t3 - 2 * t2 + t) * hh / tbl[lo, 1]
          + (3 * t2 - 2 * t3) * ys[hi] + (t3 - t2) * hh / tbl[hi, 1])
-    if not (ys[lo] <= y <= ys[hi]):  # no overshoot near the spinodal, where the slope diverges
+    if not (ys[lo] <= y <= ys[hi]):  # no overshoot (near the BTS spinodal the slope diverges)
         y = ys[lo] + t * (ys[hi] - ys[lo])
     return y
 
@@ -545,7 +547,7 @@ def _poor_start(la, ys, tbl):
 def bts_solve(pts, ysp, asp, ys, tbl, tab, off, nmax, bmax, out):
     """Binary teacher-student (G1)-(G2) at the rows (alpha, unstable) of pts, 0 < alpha <=
     alpha_sp: the poor branch (unstable = 0; Newton below y_sp from the tabulated branch
-    (ys, tbl) of ``bts_poor_table``, else from min(log alpha, y_sp - 0.7); on failure a
+    (ys, tbl) of ``branch_table``, else from min(log alpha, y_sp - 0.7); on failure a
     walk down from y_sp) or the unstable one (a walk up from y_sp).  Columns BTS_COLS."""
     st = np.empty(NST)
     for i in range(pts.shape[0]):
@@ -560,7 +562,7 @@ def bts_solve(pts, ysp, asp, ys, tbl, tab, off, nmax, bmax, out):
             status, y, r, it, d, full = _solve(BTS, 0.0, math.inf, la, 0.0, tab, off, nmax, bmax, FB_UNSTABLE, ysp,
                                                False, st)
         else:
-            y0 = _poor_start(la, ys, tbl)
+            y0 = _table_start(la, ys, tbl)
             y0 = min(la, ysp - 0.7) if y0 != y0 else y0
             status, y, r, it, d, full = _solve(BTS, y0, ysp, la, 0.0, tab, off, nmax, bmax, FB_POOR, ysp, False, st)
         if status != OK:

@@ -18,7 +18,7 @@ from ..errors import check_choice, check_range
 from ..saddle import SaddlePoint, stack
 from ._common import _TINY_ALPHA, _alpha, _failure, _open_unit, _plain, _run, _transition, _x
 from ._equations import _K
-from ._branches_nb import BTS_COLS
+from ._branches_nb import BTS, BTS_COLS
 from ._newton_nb import OK
 from ._quadrature import _table, _ts_in, _ts_out
 
@@ -99,7 +99,7 @@ def _bts_poor_table():
     (the start of every poor-branch solve: Newton from it needs one or two steps)."""
     ys = np.linspace(-8.0, _bts_transition()[1], 513)[:-1]
     tbl = np.empty((ys.size, 2))
-    _K.bts_poor_table(ys, *_table(), tbl)
+    _K.branch_table(BTS, ys, *_table(), tbl)
     return ys, tbl
 
 

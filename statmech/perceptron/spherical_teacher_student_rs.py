@@ -18,8 +18,8 @@ from ..gaussian import gauss_hermite, inv_mills
 from ..saddle import SaddlePoint
 from ._common import _TINY_ALPHA, _alpha, _columns, _open_unit, _plain, _run, _x
 from ._equations import _K
-from ._branches_nb import STS_COLS
-from ._quadrature import _ts_out
+from ._branches_nb import STS, STS_COLS
+from ._quadrature import _table, _ts_out
 
 __all__ = ["spherical_teacher_student", "spherical_teacher_student_asymptotic",
            "spherical_teacher_student_free_entropy", "spherical_teacher_student_gradient",
@@ -54,8 +54,19 @@ def spherical_teacher_student_hessian(x, alpha):
 _MODEL = "perceptron.spherical_teacher_student"
 
 
+@lru_cache(maxsize=1)
+def _sts_table():
+    """(ys, table): the branch tabulated on 512 points of y = logit R in [-12, 25)
+    (alpha ~ 1e-5 to 4e5; the start of a solve that is not continued from a grid: Newton
+    from it needs one step)."""
+    ys = np.linspace(-12.0, 25.0, 513)[:-1]
+    tbl = np.empty((ys.size, 2))
+    _K.branch_table(STS, ys, *_table(), tbl)
+    return ys, tbl
+
+
 def _sts_run(alpha, R0=-1.0):
-    return _run(_K.sts_solve, STS_COLS, {"alpha": alpha}, alpha.reshape(-1, 1), R0, order=("R",))
+    return _run(_K.sts_solve, STS_COLS, {"alpha": alpha}, alpha.reshape(-1, 1), R0, *_sts_table(), order=("R",))
 
 
 def _sts_one(alpha, guess=None):
