@@ -12,18 +12,46 @@ from statmech.perceptron.binary_rsb import _lattices
 KM = 0.8330785997396   # Krauth & Mézard 1989 (kappa = 0), docs/perceptron.md
 
 
+def _gl_rule(n=100, L=12.0):
+    """Gauss-Legendre nodes on [-L, L] with the Gaussian density folded in (mpmath, 25 digits).
+
+    The weight beyond |z| = 12 is 4e-33; the integrands below are entire, so the rule
+    converges exponentially (100 and 160 nodes both agree with the core to 2e-15)."""
+    mp.mp.dps = 25
+    xs, ws = zip(*[(x * L, w * L) for x, w in _legendre(n)])
+    g = [mp.exp(-x * x / 2) / mp.sqrt(2 * mp.pi) for x in xs]
+    return xs, [w * gi for w, gi in zip(ws, g)]
+
+
+def _legendre(n):
+    # nodes and weights of the n-point Gauss-Legendre rule on [-1, 1] (Newton on P_n)
+    out = []
+    for i in range(1, n + 1):
+        x = mp.cos(mp.pi * (i - mp.mpf(1) / 4) / (n + mp.mpf(1) / 2))
+        for _ in range(100):
+            p0, p1 = mp.mpf(1), x
+            for k in range(2, n + 1):
+                p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
+            dp = n * (x * p1 - p0) / (x * x - 1)
+            dx = p1 / dp
+            x -= dx
+            if abs(dx) < mp.mpf(10) ** -24:
+                break
+        out.append((x, 2 / ((1 - x * x) * dp * dp)))
+    return out
+
+
 def _mp_general(q0, q1, qh0, qh1, m, alpha, kappa):
-    """(B1-1) by nested mpmath quadrature (independent of the core's lattices)."""
-    mp.mp.dps = 20
-    g = lambda z: mp.exp(-z * z / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
+    """(B1-1) by brute-force nested quadrature in mpmath (independent of the core's lattices)."""
+    xs, ws = _gl_rule()
     Hm = lambda x: mp.erfc(x / mp.sqrt(2)) / 2  # noqa: E731
-    inf = mp.inf
 
     def nested(inner):
-        return mp.quad(lambda z0: g(z0) * mp.log(mp.quad(lambda z1: g(z1) * inner(z0, z1), [-inf, 0, inf])) / m,
-                       [-inf, 0, inf])
-    I = nested(lambda z0, z1: (2 * mp.cosh(mp.sqrt(qh0) * z0 + mp.sqrt(qh1 - qh0) * z1)) ** m)
-    E = nested(lambda z0, z1: Hm((kappa - mp.sqrt(q0) * z0 - mp.sqrt(q1 - q0) * z1) / mp.sqrt(1 - q1)) ** m)
+        return sum(w0 * mp.log(sum(w1 * inner(z0, z1) for z1, w1 in zip(xs, ws))) for z0, w0 in zip(xs, ws)) / m
+    a, b = mp.sqrt(qh0), mp.sqrt(qh1 - qh0)
+    I = nested(lambda z0, z1: (2 * mp.cosh(a * z0 + b * z1)) ** m)
+    c, d, e = mp.sqrt(q0), mp.sqrt(q1 - q0), mp.sqrt(1 - q1)
+    E = nested(lambda z0, z1: Hm((kappa - c * z0 - d * z1) / e) ** m)
     return float(m * qh0 * q0 / 2 + (1 - m) * qh1 * q1 / 2 - qh1 / 2 + I + alpha * E)
 
 
@@ -37,7 +65,8 @@ def _mp_frozen(q0, qh0, m, alpha, kappa):
     return float(-m * qh0 * (1 - q0) / 2 + I + alpha * E)
 
 
-@pytest.mark.parametrize("point", [(0.3, 0.7, 0.8, 2.5, 0.6, 0.5, 0.3), (0.1, 0.5, 0.2, 1.0, 0.3, 0.8, -0.4)])
+@pytest.mark.parametrize("point", [(0.3, 0.7, 0.8, 2.5, 0.6, 0.5, 0.3),
+                                   pytest.param((0.1, 0.5, 0.2, 1.0, 0.3, 0.8, -0.4), marks=pytest.mark.slow)])
 def test_general_functional_matches_mpmath(point):
     q0, q1, qh0, qh1, m, alpha, kappa = point
     ours = binary_rsb_free_entropy(q0, q1, qh0, qh1, m, alpha, kappa)
