@@ -136,7 +136,7 @@ def test_one_rsb_storage_frozen_state_and_rs_collapse():
         assert r.thermo["complexity"] == pytest.approx(rs.entropy, abs=1e-10)
         # the q1 < 1 branch: started with q1 - q0 = 1/2, the general equations collapse to RS
         c = r.extra["collapse"]
-        assert c["q1_minus_q0"][0] == 0.5 and c["q1_minus_q0"][-1] <= 1e-6
+        assert c["q1_minus_q0"][0] == pytest.approx(0.5) and c["q1_minus_q0"][-1] <= 1e-6
         assert abs(c["q0"] - rs.q) < 5e-4 and abs(c["q1"] - rs.q) < 5e-4
         # saddle: one direction of each sign (q0 and q_hat0 are conjugate)
         ev = r.hessian_eigenvalues
