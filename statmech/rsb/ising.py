@@ -1,7 +1,7 @@
 r"""Ising (+-1) prior for the RSB core: the entropic term at finite conjugates, its frozen
 limit, and the hard-constraint channel of frozen (isolated-point) states.
 
-Derivations in ``docs/rsb.md`` section 10.  Overlaps ``q_0 <= ... <= q_k``, conjugates
+Derivations in ``docs/rsb.md`` section 10 ("Binary perceptron").  Overlaps ``q_0 <= ... <= q_k``, conjugates
 ``q_hat_0 <= ... <= q_hat_k``, Parisi parameters ``m_1 <= ... <= m_k`` (``m_0 = 0``,
 ``m_{k+1} = 1``).  The entropic term of Ising weights is::
 
@@ -29,8 +29,7 @@ constraint ``F(h) = (1/m_k) log H((kappa - h)/sqrt(1 - q_{k-1}))`` (:class:`Hard
 the spherical prior needs ``m = y (1 - q)`` instead, :class:`statmech.rsb.HingeFrozen`).
 
 Also here: :func:`ising_lattice` (the core's lattice, with the strides refined where a
-large tilt re-sharpens ``log 2cosh``), :func:`top_measure` (the Parisi measure of the
-innermost field, for replicons) and :func:`solve_stationary` (Newton on the stationarity
+large tilt re-sharpens ``log 2cosh``) and :func:`solve_stationary` (Newton on the stationarity
 equations of a functional with conjugate order parameters, which is a saddle -- max in
 ``q_hat``, min in ``q`` -- and therefore not a job for :func:`statmech.rsb.minimize`).
 """
@@ -47,7 +46,7 @@ from ..saddle import newton
 from . import _lattice, kstep
 
 __all__ = ["IsingTerminal", "IsingFrozen", "HardFrozen", "IsingEntropic", "ising_entropic",
-           "ising_lattice", "top_measure", "solve_stationary", "Stationary"]
+           "ising_lattice", "solve_stationary", "Stationary"]
 
 
 # --------------------------------------------------------------------------- channels
@@ -225,31 +224,6 @@ def ising_entropic(q, q_hat, m, *, frozen=False, lattice=None, res=1.0, grad=Tru
         else:
             dqh[k] -= 0.5
     return IsingEntropic(val, dq, dqh, dm, lat)
-
-
-# --------------------------------------------------------------------------- tilted measure
-def top_measure(q, m, channel, lattice):
-    """Parisi measure of the innermost field: ``(h, P)`` with ``E[g] = P @ g(h)``.
-
-    ``E`` is the average over the outer fields and the tilted inner ones
-    (``E_{z_0} < . >_{z_1 .. z_k}`` with weights ``e^{m_i f_i}/E e^{m_i f_i}``), on the
-    top-level lattice of ``kstep_average(q, m, channel, lattice=lattice)`` (the adjoint
-    of that recursion, :func:`statmech.rsb._lattice.nested_average`); used for replicons.
-    """
-    q = np.ascontiguousarray(q, dtype=float)
-    m = np.ascontiguousarray(m, dtype=float)
-    k = q.size - 1
-    nl = k if channel.frozen else k + 1
-    s2 = np.diff(np.concatenate([[0.0], q]))
-    st = int(lattice.strides[nl - 1])
-    n = 2 * (lattice.J // st) + 1
-    h0 = -(lattice.J // st) * st * lattice.delta
-    par = (s2[k], m[k - 1]) if channel.frozen else (1.0 - q[k], 0.0)
-    F = channel.tabulate(h0, st * lattice.delta, n, *par)[0]
-    _, _, _, P = _lattice.nested_average(np.ascontiguousarray(F), lattice.J, lattice.delta, lattice.strides,
-                                         np.ascontiguousarray(s2[:nl]), np.concatenate([[0.0], m[:nl - 1]]),
-                                         _lattice.GAUSS_L, True)
-    return h0 + st * lattice.delta * np.arange(n), P
 
 
 # --------------------------------------------------------------------------- saddle solver
