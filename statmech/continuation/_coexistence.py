@@ -68,7 +68,12 @@ def _sheet_sample(prob, br, sheet, p, corr):
     t = np.zeros(prob.n + 1)
     t[-1] = 1.0 / math.sqrt(corr.w[-1])
     r = corr(np.append(xg, p), t, prob.tol)
-    if r is None or np.max(np.abs(r[0][:-1] - xg)) > 2 * seg:
+    if r is None:
+        # the undamped corrector can diverge from a poor guess (a long step near the domain's
+        # edge): Newton with a line search (:func:`_on_sheet`) then
+        x = _on_sheet(prob, br, sheet, p)
+        return None if x is None else (x, prob.f(x, p))
+    if np.max(np.abs(r[0][:-1] - xg)) > 2 * seg:
         return None
     return r[0][:-1], (r[3].f if r[3] is not None else prob.f(r[0][:-1], p))
 
@@ -77,12 +82,13 @@ def _hermite_guess(br, j, p):
     """x at parameter p between the nodes j and j + 1 of a branch: the cubic Hermite interpolant
     of y = (x, p) in the arclength through both nodes and their tangents (error O(h^4) in the
     step h, against O(h^2) for the chord), at the arclength where its p-component equals p
-    (:func:`_kernels.hermite_at_p`); the chord's x when that fails."""
+    (:func:`_kernels.hermite_at_p`); the chord's x when that fails or leaves the problem's domain
+    (a long step along a branch near the domain's edge, where the cubic overshoots)."""
     pa, pb = br.p[j], br.p[j + 1]
     h = br.s[j + 1] - br.s[j]
     if h > 0:
         x, ok = _kernels.hermite_at_p(br.x[j], pa, br.x[j + 1], pb, br.tangent[j], br.tangent[j + 1], h, p)
-        if ok:
+        if ok and (br.problem is None or br.problem.ok(x, p)):
             return x
     lam = 0.0 if pb == pa else (p - pa) / (pb - pa)
     return (1 - lam) * br.x[j] + lam * br.x[j + 1]
