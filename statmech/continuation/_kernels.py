@@ -15,23 +15,35 @@ import numpy as np
 
 
 @numba.njit(cache=True)
+def _pivot(M, k):
+    """(row i >= k with the largest |M[i, k]|, that magnitude): partial pivoting at step k."""
+    piv = k
+    big = abs(M[k, k])
+    for i in range(k + 1, M.shape[0]):
+        v = abs(M[i, k])
+        if v > big:
+            big = v
+            piv = i
+    return piv, big
+
+
+@numba.njit(cache=True)
+def _swap_rows(M, a, b):
+    for j in range(M.shape[1]):
+        M[a, j], M[b, j] = M[b, j], M[a, j]
+
+
+@numba.njit(cache=True)
 def _lu_solve(M, b):
     """Solve M u = b in place (M, b overwritten) by Gaussian elimination with partial pivoting.
     Returns False when a pivot is exactly zero."""
     n = M.shape[0]
     for k in range(n):
-        piv = k
-        big = abs(M[k, k])
-        for i in range(k + 1, n):
-            v = abs(M[i, k])
-            if v > big:
-                big = v
-                piv = i
+        piv, big = _pivot(M, k)
         if big == 0.0:
             return False
         if piv != k:
-            for j in range(n):
-                M[k, j], M[piv, j] = M[piv, j], M[k, j]
+            _swap_rows(M, k, piv)
             b[k], b[piv] = b[piv], b[k]
         for i in range(k + 1, n):
             m = M[i, k] / M[k, k]
@@ -128,21 +140,14 @@ def bordered_slogdet(J, Fp, row):
     sign = 1.0
     logdet = 0.0
     for k in range(n):
-        piv = k
-        big = abs(M[k, k])
-        for i in range(k + 1, n):
-            v = abs(M[i, k])
-            if v > big:
-                big = v
-                piv = i
+        piv, big = _pivot(M, k)
         if big == 0.0:
             return 0.0, -np.inf
         if not big <= 1.7976931348623157e308:
             return np.nan, np.nan
         if piv != k:
             sign = -sign
-            for j in range(n):
-                M[k, j], M[piv, j] = M[piv, j], M[k, j]
+            _swap_rows(M, k, piv)
         d = M[k, k]
         if d < 0:
             sign = -sign
