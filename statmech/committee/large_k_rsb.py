@@ -25,6 +25,7 @@ Public: :func:`tcm_output_kernel`, :func:`tcm_capacity_inf_point` (ReLU, erf),
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -62,6 +63,11 @@ def _sign_Q(q):
         return 2.0 / math.pi * np.arcsin(q), 2.0 / math.pi / np.sqrt(1.0 - q * q)
 
 
+def _sign_Q_inverse(Q):
+    Q = np.asarray(Q, dtype=float)
+    return np.sin(0.5 * math.pi * Q), 0.5 * math.pi * np.cos(0.5 * math.pi * Q)
+
+
 _KERNELS = {"relu": _relu_Q, "erf": _erf_Q, "sign": _sign_Q}
 _SLOPE = {"relu": math.pi / (math.pi - 1.0), "erf": 2.0 * math.sqrt(3.0) / math.pi, "sign": math.inf}
 
@@ -97,7 +103,9 @@ def _problem(activation, ln_K):
     s = _scale(activation, ln_K)
     channel = PowerHingeFrozen(0.0, 3.0) if activation == "sign" else HingeFrozen(0.0)
     name = f"TCM K=inf {activation}" + (f" (ln K={ln_K:g})" if activation == "sign" else "")
-    return KernelJammingProblem(channel, _KERNELS[activation], s, name)
+    # sign: breakpoints in the output overlap Q (1 - q ~ (1 - Q)^2 near 1: the grids must be graded in Q)
+    inverse = _sign_Q_inverse if activation == "sign" else None
+    return KernelJammingProblem(channel, _KERNELS[activation], s, name, inverse=inverse)
 
 
 def _alpha_rs(activation, ln_K):
@@ -160,19 +168,21 @@ def _point(activation, ansatz, ln_K, Ks):
         return SaddlePoint(model, params, {"q": 1.0}, {"alpha_c": a_rs, "scaled_alpha_c": _scaled(activation, ln_K, "rs", a_rs)},
                            True, 0.0, 0, None, rep, bool(rep >= 0), {"scale": s}, "rs")
     s1 = _one_rsb(activation, ln_K)
-    q0, y1 = float(s1.q[0]), float(s1.m[0])
+    prob = _problem(activation, ln_K)
+    x0, y1 = float(s1.q[0]), float(s1.m[0])        # x: the problem's breakpoint variable (q, or Q for sign)
+    (q0, _), (Q0, _) = prob.overlaps(s1.q)
     if ansatz == "1rsb":
-        return SaddlePoint(model, params, {"q0": q0, "q1": 1.0, "y": s * y1, "yhat": y1},
+        return SaddlePoint(model, params, {"q0": float(q0), "q1": 1.0, "y": s * y1, "yhat": y1},
                            {"alpha_c": s1.value, "scaled_alpha_c": _scaled(activation, ln_K, "1rsb", s1.value)},
                            True, s1.residual, s1.iterations, s1.hessian_eigenvalues, None, False,
-                           {"lattice_error": s1.lattice_error, "alpha_rs": a_rs, "scale": s}, "1rsb")
-    prob = _problem(activation, ln_K)
-    sol = solve_frsb(prob, q0, 1.0, lambda qm: 0.5 * y1 * np.sqrt((1.0 - q0) / (1.0 - qm)), Ks=Ks)
-    return SaddlePoint(model, params, {"q_min": float(sol.q[0]), "q_max": 1.0},
+                           {"lattice_error": s1.lattice_error, "alpha_rs": a_rs, "scale": s, "Q0": float(Q0)}, "1rsb")
+    sol = solve_frsb(prob, x0, 1.0, lambda xm: 0.5 * y1 * np.sqrt((1.0 - x0) / (1.0 - xm)), Ks=Ks)
+    q, Q = prob.overlaps(sol.q)
+    return SaddlePoint(model, params, {"q_min": float(q[0]), "q_max": 1.0},
                        {"alpha_c": sol.value, "scaled_alpha_c": _scaled(activation, ln_K, "frsb", sol.value)},
                        True, sol.residual, sol.iterations, sol.hessian_eigenvalues, None, False,
-                       {"q": sol.q, "y": s * sol.x, "yhat": sol.x, "error": sol.error, "order": sol.p, "Ks": sol.Ks,
-                        "alpha_K": sol.values, "lattice_error": sol.lattice_error,
+                       {"q": q, "Q": Q, "y": s * sol.x, "yhat": sol.x, "error": sol.error, "order": sol.p,
+                        "Ks": sol.Ks, "alpha_K": sol.values, "lattice_error": sol.lattice_error,
                         "lattice_points": sol.lattice_points, "alpha_1rsb": s1.value, "alpha_rs": a_rs, "scale": s},
                        "frsb")
 
@@ -244,7 +254,7 @@ def tcm_kstep_inf(activation, k, *, K=None, ln_K=None):
     """k-step RSB jamming point of the K = inf committee with free breakpoints (k >= 1).
 
     Returns the :class:`statmech.rsb.KStepSolution` of ``R`` (``value`` = alpha_J^{kRSB},
-    ``q`` the breakpoints, ``m`` the energetic ``yhat``; ``y = yhat s``).  ``activation`` relu
+    ``q`` the breakpoints (weight overlaps), ``m`` the energetic ``yhat``; ``y = yhat s``).  ``activation`` relu
     or erf, or sign with ``K`` or ``ln_K``.  Each k starts from k - 1 with a breakpoint
     inserted half-way to q = 1.
     """
@@ -259,7 +269,7 @@ def tcm_kstep_inf(activation, k, *, K=None, ln_K=None):
     prob = _problem(activation, lk)
     prev = _one_rsb(activation, lk)
     for _ in range(2, k + 1):
-        q = np.concatenate([prev.q[:-1], [0.5 * (prev.q[-2] + 1.0)], [1.0]])
+        x = np.concatenate([prev.q[:-1], [0.5 * (prev.q[-2] + 1.0)], [1.0]])
         y = np.concatenate([prev.m, [3.0 * prev.m[-1]]])
-        prev = solve_kstep(prob, q, y)
-    return prev
+        prev = solve_kstep(prob, x, y)
+    return replace(prev, q=prob.overlaps(prev.q)[0])

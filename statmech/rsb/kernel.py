@@ -102,26 +102,54 @@ class KernelJammingProblem(parisi.Problem):
     ``R(q, yhat) = s S~(q, s yhat) / (-Phi~(Q(q), yhat))`` with ``S~`` the jammed spherical
     entropic term (:func:`statmech.rsb.spherical_entropic`, ``jammed=True``) and ``Phi~`` the
     nested average with the frozen ``channel`` (cost ``c(h)`` per pattern in units of
-    ``1/(s (1 - q_max))``).  The optimization variables are ``q`` (``q_k = 1``) and the energetic
-    Parisi parameters ``yhat``.  ``kernel(q) -> (Q, dQ/dq)`` with ``Q(1) = 1``.
+    ``1/(s (1 - q_max))``).  ``kernel(q) -> (Q, dQ/dq)`` with ``Q(1) = 1``.
+
+    The optimization variables are the breakpoints (``q_k = 1``) and the energetic Parisi
+    parameters ``yhat``.  By default the breakpoints are the weight overlaps ``q``; with
+    ``inverse`` (``inverse(Q) -> (q, dq/dQ)``) they are the output overlaps ``Q`` instead, so
+    that the graded grids of :func:`~statmech.rsb.solve_frsb` are graded in ``Q`` (needed when
+    ``Q'(1) = inf``: the structure near ``q = 1`` is then much finer in ``q`` than in ``Q``).
     """
     q0_fixed = None
 
-    def __init__(self, channel, kernel, scale, name="kernel jamming"):
+    def __init__(self, channel, kernel, scale, name="kernel jamming", *, inverse=None):
         if not channel.frozen:
             raise ValueError("channel must be frozen (the jamming limit q_max -> 1)")
         if not (scale > 0.0 and math.isfinite(scale)):
             raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
         self.channel, self.kernel, self.scale, self.name = channel, kernel, float(scale), name
+        self.inverse = inverse
 
-    def lattice(self, q, m, res=1.0):
-        return kstep.make_lattice(_mapped(q, self.kernel, True)[0], m, self.channel, res=res)
+    def overlaps(self, x):
+        """Weight overlaps ``q`` and output overlaps ``Q`` at the breakpoints ``x`` (either)."""
+        if self.inverse is None:
+            return np.asarray(x, dtype=float), _mapped(x, self.kernel, True)[0]
+        q, _ = _mapped(x, self.inverse, True)
+        Q = np.array(x, dtype=float)
+        Q[-1] = 1.0
+        return q, Q
 
-    def evaluate(self, q, yh, lattice, grad=True):
+    def lattice(self, x, m, res=1.0):
+        return kstep.make_lattice(self.overlaps(x)[1], m, self.channel, res=res)
+
+    def evaluate(self, x, yh, lattice, grad=True):
         s = self.scale
-        r = kernel_kstep_average(q, yh, self.channel, self.kernel, lattice=lattice, grad=grad)
-        S, gq, gy = kstep.spherical_entropic(q, s * np.asarray(yh, dtype=float), jammed=True)
+        yh = np.asarray(yh, dtype=float)
+        if self.inverse is None:
+            q = np.asarray(x, dtype=float)
+            r = kernel_kstep_average(q, yh, self.channel, self.kernel, lattice=lattice, grad=grad)
+            dE = r.dq
+            S, gq, gy = kstep.spherical_entropic(q, s * yh, jammed=True)
+        else:
+            q, dq = _mapped(x, self.inverse, True)
+            Q = np.array(x, dtype=float)
+            Q[-1] = 1.0
+            r = kstep.kstep_average(Q, yh, self.channel, lattice=lattice, grad=grad)
+            dE = r.dq.copy()
+            dE[-1] = 0.0
+            S, gq, gy = kstep.spherical_entropic(q, s * yh, jammed=True)
+            gq = gq * dq
         E = r.value
         if not E < 0.0:
             raise ValueError("energetic term of the jammed functional must be negative")
-        return -s * S / E, -s * (gq * E - S * r.dq) / E ** 2, -s * (s * gy * E - S * r.dm) / E ** 2
+        return -s * S / E, -s * (gq * E - S * dE) / E ** 2, -s * (s * gy * E - S * r.dm) / E ** 2
