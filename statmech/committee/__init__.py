@@ -3,7 +3,7 @@ r"""Tree committee machines (TCM): storage capacity of sign and ReLU networks, R
 Model
 -----
 N inputs split into K disjoint receptive fields of N/K inputs; branch l has spherical
-weights w_l (|w_l|^2 = N/K) and pre-activation lambda_l = w_l . xi_l / sqrt(N/K).
+weights w_l (``|w_l|^2 = N/K``) and pre-activation lambda_l = w_l . xi_l / sqrt(N/K).
 The output is sign(sum_l c_l g(lambda_l)):
 
 * ``activation="sign"``: g = sign, c_l = 1, K odd (majority vote; thesis Eq. 3.2);
@@ -25,13 +25,13 @@ and t = (t_1..t_K) iid N(0, 1), the RS free entropy per weight is
 ds/dq = 0 is  q = alpha sqrt((1-q)/q) (-E_t[sum_l t_l d ln Z/du_l])              (RS.2)
 and the replicon (AT) eigenvalue of the branch-symmetric (uniform) replicon mode is
 
-    lambda_AT = 1 - alpha E_t || d^2 ln Z / du du ||_F^2      (stable iff > 0)    (RS.3)
+    lambda_AT = 1 - alpha E_t ||d^2 ln Z / du du||_F^2      (stable iff > 0)    (RS.3)
 
 (K = 1 reduces to Gardner--Derrida: 1 - alpha (1-q)^2 E (d^2_h ln H)^2).  As q -> 1,
 ln Z ~ -x^2 C(t)/2 with C(t) the minimal squared displacement of the hidden fields that
 makes the output correct, so  1/alpha_c^RS = E_t C(t).                             (RS.4)
 For sign units C(t) = sum of t_l^2 over the (K+1)/2 - n_+ negative units of smallest
-|t_l|; counting configurations gives the thesis's Eq. 3.5 (confirmed, no correction):
+``|t_l|``; counting configurations gives the thesis's Eq. 3.5 (confirmed, no correction):
 
     1/alpha_c = K int_0^inf Dt t^2 I_{H(t)}((K-1)/2, (K+1)/2)                   (3.5)
 
@@ -40,11 +40,14 @@ alpha_c^RS = sqrt(72/pi) sqrt(K) (1 + O(K^-1/2)),  sqrt(72/pi) = 4.7873...
 
 One-step RSB at capacity (q_1 -> 1, m = y (1 - q_1), y fixed)
 -------------------------------------------------------------
+::
+
     2 (1-q_1) s_1RSB -> F(q0, y) = ln(1 + y(1-q0))/y + q0/(1 + y(1-q0))
                                    + (2 alpha / y) E_{t0} ln E_{t1} exp(-y C(h)/2),  (1RSB.1)
     h = sqrt(q0) t0 + sqrt(1-q0) t1;   alpha_c^1RSB = stationary value of -S/E over (q0, y)
+
 (y -> 0 recovers Eq. RS.4).  The inner K-dimensional average is reduced to a 1-d integral
-over the largest flipped |lambda| (order statistics, see docs/committee.md).
+over the largest flipped ``|lambda|`` (order statistics, see docs/committee.md).
 
 ReLU, K -> inf
 --------------

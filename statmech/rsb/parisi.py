@@ -220,7 +220,7 @@ class ParisiSolution:
     ``q`` (K+1 breakpoints) and ``x`` (K values, x on (q_{i-1}, q_i)) of the finest
     discretization; ``value`` the continuum (K -> inf) extrapolation, ``error`` its error
     estimate (extrapolation correction + lattice error), ``p`` the fitted order; ``Ks``,
-    ``values`` the whole sequence; ``residual`` max|grad| at the finest K; ``lattice_points``
+    ``values`` the whole sequence; ``residual`` ``max|grad|`` at the finest K; ``lattice_points``
     and ``lattice_error`` (value change on a twice finer lattice); ``iterations`` Newton
     iterations summed; ``hessian_eigenvalues`` at the finest K (all > 0: a minimum).
     """
@@ -292,7 +292,7 @@ def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9):
     """Full RSB of ``prob``: minimize over piecewise-constant x on graded grids, K in ``Ks``.
 
     ``tol`` is the gradient tolerance of the finest K (100 tol for the coarser ones, whose
-    values enter only the extrapolation: the value error is ~ |grad|^2 / lambda_min).
+    values enter only the extrapolation: the value error is ~ ``|grad|^2 / lambda_min``).
 
     ``lo``, ``hi``: starting ends of the support (``hi`` ignored for frozen channels, where
     it is 1); ``x_of_q``: callable giving the starting x at the cell midpoints of the
