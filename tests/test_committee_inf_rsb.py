@@ -180,6 +180,7 @@ def test_relu_1rsb_reproduces_the_effective_perceptron_route():
     assert round(r.alpha_c, 5) == 2.66428
     assert r.q0 == pytest.approx(old.q0, rel=1e-6) and r.y == pytest.approx(old.y, rel=1e-6)
     assert np.all(r.hessian_eigenvalues > 0) and r.lattice_error < 1e-12
+    assert r.converged and r.ansatz == "1rsb" and r.iterations > 0 and r.residual < 1e-8
     assert cm.tcm_capacity(math.inf, "relu", "1rsb") == old.alpha_c     # the public number is unchanged
 
 
@@ -194,6 +195,7 @@ def test_erf_frsb_on_coarse_grids_is_below_1rsb_below_rs():
     one = cm.tcm_capacity_inf_point("erf", "1rsb")
     assert r.alpha_c < one.alpha_c < RS_ERF
     assert r.error < 1e-4 and r.alpha_1rsb == one.alpha_c
+    assert r.converged and r.ansatz == "frsb" and r.iterations > 0 and r.residual < 1e-6
     x = r.yhat
     assert np.all(np.diff(r.q) > 0) and np.all(x > 0)
 
