@@ -1,4 +1,4 @@
-"""Tree committee at K = inf beyond RS (docs/committee.md, "K = inf: full RSB"): output kernels,
+"""Tree committee at K = inf beyond RS (docs/committee.md, "K = infinity: full RSB"): output kernels,
 the kernel jamming functional of the RSB core (statmech.rsb.kernel), the frozen power hinge,
 RS / 1RSB / k-step / full RSB for ReLU and erf, and the sign large-K theory."""
 import math
@@ -253,3 +253,15 @@ def test_sign_1rsb_reproduces_eq_1rsb_L():
         assert r.alpha_c == pytest.approx(old.alpha_c, rel=1e-10)
         assert r.q0 == pytest.approx(old.q0, rel=1e-6) and r.yhat == pytest.approx(old.y_hat, rel=1e-5)
         assert r.scaled_alpha_c == pytest.approx(old.ratio, rel=1e-10)
+
+
+@pytest.mark.slow
+def test_sign_frsb_on_coarse_grids_is_below_1rsb_below_rs():
+    # large-K sign theory at ln K = 10: breaking is strong (1RSB is 1 % of RS, full RSB ~17 % below 1RSB)
+    r = cm.sign_capacity_large_K_point(ln_K=10.0, ansatz="frsb", Ks=(2, 4))
+    one = cm.sign_capacity_large_K_point(ln_K=10.0, ansatz="1rsb")
+    rs = cm.sign_capacity_large_K(ln_K=10.0, ansatz="rs")
+    assert r.converged and r.ansatz == "frsb" and r.iterations > 0
+    assert r.alpha_K[-1] < r.alpha_K[0] < one.alpha_c < rs
+    assert r.scaled_alpha_c == pytest.approx(r.alpha_c / math.sqrt(10.0), rel=1e-15)
+    assert np.all(np.diff(r.Q) > 0) and np.all(np.diff(r.q) > 0) and r.Q[-1] == 1.0

@@ -76,7 +76,7 @@ and ``tcm_1rsb_large_K(K or ln_K)`` (the K -> inf continuum limit of Eq. 1RSB.1,
 ReLU: ``tcm_storage(alpha, 2, "relu")`` (K = 2 RS at finite alpha), ``relu_at_line(2)``,
 ``relu_capacity_1rsb_point(2)`` (1RSB = RS = 4/3, convex version space),
 ``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6);
-K = inf beyond RS (docs/committee.md, "K = inf: full RSB"): ``tcm_capacity(math.inf, "relu"|"erf",
+K = inf beyond RS (docs/committee.md, "K = infinity: full RSB"): ``tcm_capacity(math.inf, "relu"|"erf",
 "rs"|"1rsb"|"frsb")``, ``tcm_capacity_point`` / ``tcm_capacity_inf_point`` (SaddlePoint),
 ``tcm_kstep_inf(activation, k)``, ``tcm_output_kernel(q, activation)``, and for sign units the
 large-K theory ``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point``.

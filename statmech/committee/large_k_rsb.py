@@ -1,7 +1,7 @@
 r"""Tree committee at K = inf beyond replica symmetry: the SAT/UNSAT point in RS, 1RSB, k-step
 and full RSB, for ReLU (balanced second layer), erf and sign hidden units.
 
-Derivation in ``docs/committee.md`` ("K = inf: full RSB").  By the central limit theorem over
+Derivation in ``docs/committee.md`` ("K = infinity: full RSB").  By the central limit theorem over
 the K -> inf branches the output field is Gaussian with covariance ``Q(q_ab)`` between
 replicas (:func:`tcm_output_kernel`), so the storage problem is a perceptron with that
 kernel; at the jamming point (``q_max = 1 - eps``, ``m_i = y_i eps``) the cost of moving the

@@ -6,7 +6,7 @@ whose *output* field is Gaussian with covariance ``Q(q_ab)`` between replicas, w
 is the overlap of the hidden weights and ``Q`` an activation-dependent kernel (``Q(1) = 1``,
 increasing); the entropic term stays that of the spherical weights, in ``q``.  The Parisi
 structure of ``Q(q_ab)`` is that of ``q_ab`` with the breakpoints mapped by ``Q`` and the
-same Parisi parameters (derivation in ``docs/committee.md``, "K = inf: full RSB").
+same Parisi parameters (derivation in ``docs/committee.md``, "K = infinity: full RSB").
 
 * :func:`kernel_kstep_average` -- the nested average (K1) of :mod:`statmech.rsb.kstep` with
   breakpoints ``Q(q_i)``; gradient in ``q`` by the chain rule.
