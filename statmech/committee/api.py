@@ -81,9 +81,13 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
 
 
 def _check_inf(K, activation, ansatz):
-    if not (isinstance(K, float) and K == math.inf):
-        raise ValueError(f"K must be math.inf for activation={activation!r}, ansatz={ansatz!r} (finite K is "
-                         f"implemented for sign and relu in rs and 1rsb only), got {K!r}")
+    if isinstance(K, float) and K == math.inf:
+        return
+    if ansatz not in ANSATZE:
+        raise ValueError(f"ansatz must be one of {', '.join(map(repr, ANSATZE))} at finite K "
+                         f"({ansatz!r} needs K = math.inf), got {ansatz!r} with K={K!r}")
+    raise ValueError(f"K must be math.inf for activation={activation!r} (finite K is implemented for sign "
+                     f"and relu only), got {K!r}")
 
 
 def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
