@@ -120,13 +120,20 @@ class KernelJammingProblem(parisi.Problem):
         self.channel, self.kernel, self.scale, self.name = channel, kernel, float(scale), name
         self.inverse = inverse
 
+    def _breakpoints(self, x):
+        """``(q, dq/dx, Q, dQ/dx)`` at the breakpoint variables ``x`` (``x_k = 1`` fixed: derivative 0)."""
+        x = np.asarray(x, dtype=float)
+        if self.inverse is None:
+            Q, dQ = _mapped(x, self.kernel, True)
+            return x, np.ones_like(x), Q, dQ
+        q, dq = _mapped(x, self.inverse, True)
+        Q, dQ = x.copy(), np.ones_like(x)
+        Q[-1], dQ[-1] = 1.0, 0.0
+        return q, dq, Q, dQ
+
     def overlaps(self, x):
         """Weight overlaps ``q`` and output overlaps ``Q`` at the breakpoints ``x`` (either)."""
-        if self.inverse is None:
-            return np.asarray(x, dtype=float), _mapped(x, self.kernel, True)[0]
-        q, _ = _mapped(x, self.inverse, True)
-        Q = np.array(x, dtype=float)
-        Q[-1] = 1.0
+        q, _, Q, _ = self._breakpoints(x)
         return q, Q
 
     def lattice(self, x, m, res=1.0):
@@ -135,20 +142,10 @@ class KernelJammingProblem(parisi.Problem):
     def evaluate(self, x, yh, lattice, grad=True):
         s = self.scale
         yh = np.asarray(yh, dtype=float)
-        if self.inverse is None:
-            q = np.asarray(x, dtype=float)
-            r = kernel_kstep_average(q, yh, self.channel, self.kernel, lattice=lattice, grad=grad)
-            dE = r.dq
-            S, gq, gy = kstep.spherical_entropic(q, s * yh, jammed=True)
-        else:
-            q, dq = _mapped(x, self.inverse, True)
-            Q = np.array(x, dtype=float)
-            Q[-1] = 1.0
-            r = kstep.kstep_average(Q, yh, self.channel, lattice=lattice, grad=grad)
-            dE = r.dq.copy()
-            dE[-1] = 0.0
-            S, gq, gy = kstep.spherical_entropic(q, s * yh, jammed=True)
-            gq = gq * dq
+        q, dq, Q, dQ = self._breakpoints(x)
+        r = kstep.kstep_average(Q, yh, self.channel, lattice=lattice, grad=grad)
+        S, gq, gy = kstep.spherical_entropic(q, s * yh, jammed=True)
+        gq, dE = gq * dq, r.dq * dQ
         E = r.value
         if not E < 0.0:
             raise ValueError("energetic term of the jammed functional must be negative")
