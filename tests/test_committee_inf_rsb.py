@@ -131,6 +131,23 @@ def test_identity_kernel_gives_the_perceptron_jamming_functional():
         np.testing.assert_allclose(np.atleast_1d(a)[:2], np.atleast_1d(b)[:2], rtol=1e-14)
 
 
+def test_kernel_kstep_average_is_the_core_average_at_Q_with_chain_rule():
+    ch, kern = rsb.HingeFrozen(0.0), L._erf_Q
+    q, y = np.array([0.5, 0.9, 1.0]), np.array([2.0, 9.0])
+    Q = kern(q)[0]
+    Q[-1] = 1.0
+    lat = rsb.make_lattice(Q, y, ch)
+    r = rsb.kernel_kstep_average(q, y, ch, kern, lattice=lat)
+    assert r.value == rsb.kstep_average(Q, y, ch, lattice=lat).value
+    for i in range(2):
+        e = np.zeros(3)
+        e[i] = 1e-6
+        num = (rsb.kernel_kstep_average(q + e, y, ch, kern, lattice=lat, grad=False).value
+               - rsb.kernel_kstep_average(q - e, y, ch, kern, lattice=lat, grad=False).value) / 2e-6
+        assert r.dq[i] == pytest.approx(num, rel=1e-6)
+    assert r.dq[-1] == 0.0
+
+
 @pytest.mark.parametrize("activation, ln_K", [("relu", 0.0), ("erf", 0.0), ("sign", 8.0)])
 def test_kernel_problem_gradient_against_central_differences(activation, ln_K):
     prob = L._problem(activation, ln_K)
