@@ -10,7 +10,9 @@ import numpy as np
 
 from ..errors import ConvergenceError, check_choice, check_range
 from ..saddle import newton
-from ._corrector import _EPS, _Eval, _newton_retry, _null_tangent, _scaled_ok, _tangent, _wdot, _wnorm
+from . import _kernels
+from ._corrector import _EPS, _fixed_p_retry, _null_tangent, _scaled_ok, _tangent, _wdot, _wnorm
+from ._problem import _Eval, _fixed_p
 from ._problem import Problem
 from ._results import KINDS, Branch
 from ._special_points import _Locator
@@ -29,16 +31,17 @@ class _Pt:
     logdet: float = 0.0
 
 
-def _point_data(prob, y, t_prev_border, w):
-    """Tangent and test-function values at an accepted point."""
-    e = _Eval(prob, y)
-    t = _tangent(e.A, t_prev_border, w)
+def _point_data(prob, y, t_prev_border, w, e=None):
+    """Tangent and test-function values at an accepted point (``e``: the evaluation there, if at hand)."""
+    if e is None:
+        e = _Eval.at(prob, y)
+    t = _tangent(e, t_prev_border, w)
     if t is None:
         return None
-    sgn, logdet = np.linalg.slogdet(np.vstack([e.A, w * t]))
+    sgn, logdet = _kernels.bordered_slogdet(e.J, e.Fp, w * t)
     margin = prob.margin(y[:-1], y[-1], e.J)
     evs = np.array([float(g(y[:-1], y[-1], **prob.params)) for g in prob.events.values()])
-    return _Pt(y, t, margin, float(sgn), evs, prob.f(y[:-1], y[-1]), float(logdet))
+    return _Pt(y, t, margin, float(sgn), evs, e.f, float(logdet))
 
 
 class _Tracer(_Locator):
@@ -80,7 +83,7 @@ class _Tracer(_Locator):
             if r is not None:
                 y_new = r[0]
                 if _wnorm(w, y_new - y_pred) <= 0.5 * h:
-                    b = _point_data(prob, y_new, w * a.t, w)
+                    b = _point_data(prob, y_new, w * a.t, w, r[3])
                     if b is not None:
                         # branch-jump guard: the new tangent and the secant must stay within
                         # max_angle of the old tangent
@@ -110,8 +113,8 @@ class _Tracer(_Locator):
                     status = "p_max" if bound == self.p_max else "p_min"
                     break
                 yb[-1] = bound
-                rr = newton(lambda xx: prob.F(xx, bound), yb[:-1], lambda xx: prob.J(xx, bound),
-                            tol=self.loc_tol, raise_on_fail=False)
+                Fb, Jb = _fixed_p(prob, bound)
+                rr = newton(Fb, yb[:-1], Jb, tol=self.loc_tol, raise_on_fail=False)
                 if rr.converged or _scaled_ok(prob, rr.x, bound):
                     yb[:-1] = rr.x
                 b = _point_data(prob, yb, w * a.t, w)
@@ -159,8 +162,8 @@ class _Tracer(_Locator):
 
 def _start_point(prob, x0, p0):
     """The corrected starting point (x, p0) at fixed p0 (ConvergenceError if Newton fails)."""
-    r = _newton_retry(lambda xx: prob.F(xx, p0), x0, lambda xx: prob.J(xx, p0), (prob.tol * 1e-2, prob.tol),
-                      maxiter=60, in_domain=None if prob.in_domain is None else (lambda xx: prob.ok(xx, p0)))
+    r = _fixed_p_retry(prob, p0, x0, (prob.tol * 1e-2, prob.tol), maxiter=60,
+                       in_domain=None if prob.in_domain is None else (lambda xx: prob.ok(xx, p0)))
     if not r.converged and not _scaled_ok(prob, r.x, p0):
         raise ConvergenceError("continuation: the starting point does not converge at fixed p0",
                                x=r.x, residual=r.residual, iterations=r.iterations, diagnostics={"p0": p0})
@@ -250,8 +253,7 @@ def trace(problem, p_min=-math.inf, p_max=math.inf, ds=0.01, *, direction=None, 
             raise ValueError(f"tangent must have length n+1 = {problem.n + 1}")
         t0 = t0 / _wnorm(w, t0)
     else:
-        e = _Eval(problem, y0)
-        t0 = _null_tangent(e.A, w, 1.0)
+        t0 = _null_tangent(_Eval.at(problem, y0).A, w, 1.0)
         if direction == -1:
             t0 = -t0
     return _trace_both(problem, tr, y0, t0, both=(direction is None and tangent is None))

@@ -112,6 +112,10 @@ ones ``*_rsb.py`` on the RSB core :mod:`statmech.rsb`), on top of shared private
     1RSB and full RSB of the spherical perceptron, kappa < 0 included: the jamming line
     (``gardner_capacity_point``, ``jamming_kstep``, ``jamming_replicon``) and storage at
     finite alpha (docs/rsb.md, Eqs. P1, J4, J6)
+``spherical_storage_reference.py``
+    (S1)-(S2) again, written only with the cores (sympy kernel, Gaussian rule, bracketed root):
+    the template a new model copies (README, "Adding a model") and the cross-check of the
+    numba path (``spherical_storage_reference``)
 ``api.py``
     ``gardner_capacity`` and ``spherical_storage``: choose the theory by ``ansatz``
 ``phase_diagram.py``
@@ -132,6 +136,7 @@ from .api import gardner_capacity, spherical_storage
 from .spherical_rsb import gardner_capacity_point, jamming_kstep, jamming_replicon
 from .spherical_storage_rs import (spherical_storage_at_line, spherical_storage_free_entropy, spherical_storage_gradient,
                                    spherical_storage_hessian, spherical_storage_residual)
+from .spherical_storage_reference import spherical_storage_reference
 from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_student,
                                            spherical_teacher_student_asymptotic,
                                            spherical_teacher_student_free_entropy,
@@ -153,7 +158,7 @@ __all__ = [
     "binary_teacher_student_hessian",
     "spherical_storage_residual", "spherical_teacher_student_residual", "binary_storage_residual",
     "binary_teacher_student_residual",
-    "binary_storage_problem", "perceptron_lines",
+    "binary_storage_problem", "perceptron_lines", "spherical_storage_reference",
 ]
 
 
