@@ -38,7 +38,7 @@ Public API
     derives gradient and Hessian (or the Jacobian) with ``sympy.diff``.
     ``problem.with_params(**kw)`` / ``problem.with_start(x0, p0)`` return modified copies.
 
-``trace(problem, p_min=-inf, p_max=inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None, max_steps=2000, s_max=inf, max_angle=0.25, detect=KINDS, tangent=None) -> Branch``
+``trace(problem, p_min=-inf, p_max=inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None, max_steps=2000, s_max=inf, max_angle=0.25, detect=KINDS, tangent=None, accept=None) -> Branch``
     Pseudo-arclength continuation from ``(problem.x0, problem.p0)`` (first corrected
     at fixed ``p0``).  ``direction`` +1 / -1 starts towards increasing / decreasing p,
     ``None`` traces both ways when ``p0`` is inside ``(p_min, p_max)``.  Bordered
@@ -46,8 +46,10 @@ Public API
     bordering row, adaptive step ``ds_min <= ds <= ds_max``, steps whose corrector
     fails, whose correction exceeds ``ds/2`` or whose tangent turns by more than
     ``max_angle`` (radians, weighted norm) are rejected (branch-jumping guard), and a
-    hard cap of ``max_steps`` accepted (4x that attempted) steps.  The branch ends
-    exactly on ``p_min`` / ``p_max`` when it reaches them.
+    hard cap of ``max_steps`` accepted (4x that attempted) steps.  ``accept(y)``, if
+    given, vets each corrected point y = (x, p): a returned reason (a str) rejects the
+    step like a branch jump, and is the end's status when the step size then falls
+    below ``ds_min``.  The branch ends exactly on ``p_min`` / ``p_max`` when it reaches them.
 
 ``Branch`` (frozen): arrays ``p`` (m,), ``x`` (m, n), ``stable`` (m,) bool, ``f`` (m,) or
     None, ``s`` (arclength), ``tangent`` (m, n+1), ``margin`` (stability margin);
