@@ -147,21 +147,22 @@ def _ext_problem(problem, point, param):
     raise ValueError(f"point must be a fold, branch_point, stability_change, event or CoexistencePoint, got {kind!r}")
 
 
-def _fold_transversality(problem, param, tol):
+def _fold_transversality(problem, point, param, tol):
     """``accept`` of a fold line: a fold needs phi . F_p != 0 (phi the left null vector of F_x).
     A branch point of the problem solves the fold system too (F = 0, F_x v = 0) but has
     phi . F_p = 0, so where the fold and a branch point approach each other (a fold line ending
     on a branch-point line) a long step can land on the branch point; such a point, or a fold
-    whose |phi . F_p| / |F_p| is below ``tol`` (not distinguishable from the branch point), is
-    refused."""
+    whose |phi . F_p| is below ``tol`` max(|F_p|, |F_p| at the start) (not distinguishable from
+    the branch point), is refused."""
     n = problem.n
+    f0 = float(np.linalg.norm(problem.Fp(point.x, point.p)))
 
     def accept(z):
         x, p = z[:n], z[2 * n]
         pr = problem.with_params(**{param: float(z[-1])})
         Fp = pr.Fp(x, p)
         phi = np.linalg.svd(pr.J(x, p))[0][:, -1]
-        nf = float(np.linalg.norm(Fp))
+        nf = max(float(np.linalg.norm(Fp)), f0)
         return "fold_degenerate" if not abs(phi @ Fp) > tol * nf else None
     return accept
 
@@ -170,7 +171,8 @@ def continue_point(problem, point, param, q_min, q_max, ds=0.01, fold_tol=1e-4, 
     """Continue a fold / branch point / stability change / coexistence point in ``param``.
 
     Returns a :class:`Curve` giving p(q) (and the order parameters) along the line.  A fold line
-    accepts only points with |phi . F_p| > ``fold_tol`` |F_p| (phi the left null vector of F_x):
+    accepts only points with |phi . F_p| > ``fold_tol`` |F_p| (phi the left null vector of F_x,
+    |F_p| at least its value at the start):
     a branch point of the problem also solves the fold system, and where the two lines approach
     each other a step could otherwise land on the branch-point line and follow it.  The end of a
     fold line that stops there has status "fold_degenerate" (fold not distinguishable from the
@@ -182,7 +184,7 @@ def continue_point(problem, point, param, q_min, q_max, ds=0.01, fold_tol=1e-4, 
     if kind == "fold":
         fold_tol = float(check_range("fold_tol", fold_tol, 0.0))
         if fold_tol > 0:
-            trace_kw.setdefault("accept", _fold_transversality(problem, param, fold_tol))
+            trace_kw.setdefault("accept", _fold_transversality(problem, point, param, fold_tol))
     # weighted norm of the extended unknowns: the problem's weights for x (and x2) and p,
     # 1 for null vectors and the unfolding parameter
     n = problem.n
