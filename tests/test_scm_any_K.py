@@ -275,13 +275,13 @@ def test_scm_lines_alpha_s_follows_the_fold_not_alpha_d(lines_2_50):
     transitions().  (Before the fold test the traced alpha_s followed alpha_d for K ~ 2.05-2.4.)"""
     act, res = lines_2_50
     line = res["lines"]["alpha_s"]
-    assert "fold_degenerate" in line.status and 2.0 < line.q.min() < 2.02
     nodes = [(q, p) for q, p in zip(line.q, line.p) if 2.01 <= q <= 3.0]
     assert len(nodes) >= 3
     for K, a in nodes + [(K, line.p_at(K)) for K in (2.02, 2.05, 2.1, 2.2, 2.5, 3.0)]:
         t = scm.transitions(K, act)
         assert abs(a - t.alpha_s) < 1e-9 * t.alpha_s, (K, a, t.alpha_s, t.details["solver"])
         assert t.alpha_d - a > 0.99 * (t.alpha_d - t.alpha_s) > 0
+    assert "fold_degenerate" in line.status and 2.0 < line.q.min() < 2.02
     fill = res["filled"]["alpha_s"]
     assert fill["reason"] == ["fold_degenerate"] and fill["K"][0] == 2.0 and max(fill["K"]) < line.q.min()
     for K, a in zip(fill["K"][1:], fill["alpha"][1:]):
