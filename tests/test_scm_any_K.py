@@ -319,3 +319,15 @@ def test_alpha_s_and_alpha_c_are_tangent_to_alpha_d_at_K2(act):
     t = scm.transitions(2.01, act, method="direct") if act == "erf" else scm.transitions(2.1, act, method="direct")
     s, c, d, _ = _landau(info, t.K)
     assert (t.alpha_d - t.alpha_s) == pytest.approx(d - s, rel=2e-3)
+
+
+@pytest.mark.parametrize("act,K", [("relu", 2.0 + 1e-4), ("relu", 2.0 + 1e-5), ("erf", 2.0 + 1e-5)])
+def test_direct_does_not_step_over_the_fold_just_above_K2(act, K):
+    """The fold sits at delta_s ~ 0.1 (K - 2) (ReLU 9e-6 at K - 2 = 1e-4): the direct solver's first
+    sample used to be delta = 1e-4 / K, beyond it, and it reported a continuous transition.  Now it
+    sees the dip and says the latent heat is below double precision; "auto" answers by Landau."""
+    with pytest.raises(ConvergenceError, match="latent heat"):
+        scm.transitions(K, act, method="direct")
+    t = scm.transitions(K, act)
+    assert t.order == 1 and t.alpha_s < t.alpha_c < t.alpha_d and "Landau" in t.details["solver"]
+    assert scm.transitions(2.0, act, method="direct").order == 2
