@@ -98,13 +98,17 @@ Public API
     ``branches``, ``special_points`` (all, each tagged with ``.branch``),
     ``coexistence``, ``points(kind)``, ``stable_branches()``, ``plot(ax, y=...)``.
 
-``continue_point(problem, point, param, q_min, q_max, ds=..., **trace_kw) -> Curve``
+``continue_point(problem, point, param, q_min, q_max, ds=..., fold_tol=1e-4, **trace_kw) -> Curve``
     Two-parameter continuation of a fold (``F = 0, F_x v = 0, v.v = 1``), a branch point
     (``F + b phi = 0, F_x^T phi = 0, F_p.phi = 0, |phi| = 1``, Govaerts' unfolded
     system; ``b`` stays 0 while the branch point persists), a stability change
     (``F = 0, margin = 0``), an event (``F = 0, g = 0``) or a coexistence point
     (``F(x1) = F(x2) = 0, f1 = f2``) in
     the problem parameter ``param`` (a key of ``problem.params``), e.g. alpha_c(K).
+    A branch point of the problem also solves the fold system; a fold line therefore
+    accepts only points with ``|phi.F_p| > fold_tol |F_p|`` (phi the left null vector of
+    F_x) and ends with status "fold_degenerate" where it cannot be told from a branch
+    point (e.g. the SCM alpha_s line near K = 2, tangent there to alpha_d).
     ``Curve`` (frozen): ``kind``, ``param``, ``q``, ``p``, ``x``, ``x2``, ``b``, ``status``,
     ``branch`` (the extended-system branch, whose special points are folds of the
     line in ``q`` etc.); ``curve.p_at(q)`` re-solves exactly at one ``q``.
