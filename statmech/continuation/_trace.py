@@ -47,8 +47,9 @@ def _point_data(prob, y, t_prev_border, w, e=None):
 class _Tracer(_Locator):
     """Pseudo-arclength continuation of one branch in one direction (see :func:`trace`)."""
 
-    def __init__(self, prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect):
+    def __init__(self, prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect, accept=None):
         super().__init__(prob, detect)
+        self.accept = accept
         self.p_min, self.p_max = p_min, p_max
         self.ds, self.ds_min, self.ds_max = ds, ds_min, ds_max
         self.max_steps = max_steps
@@ -77,6 +78,7 @@ class _Tracer(_Locator):
             # predictor along the tangent, corrector on the hyperplane orthogonal to it; a correction
             # larger than h/2 is rejected (a jump to another branch)
             a = pts[-1]
+            refused = None
             y_pred = a.y + h * a.t
             r = self.corr(y_pred, a.t, prob.tol)
             b = None
@@ -91,6 +93,10 @@ class _Tracer(_Locator):
                         cs = _wdot(w, sec, a.t) / max(_wnorm(w, sec), 1e-300)
                         if _wdot(w, b.t, a.t) < self.cos_max or cs < self.cos_max:
                             b = None
+                        elif self.accept is not None:
+                            refused = self.accept(b.y)
+                            if refused:
+                                b = None
             # ----- p bounds: land exactly on the bound
             sig = None
             if b is not None and (b.y[-1] > self.p_max or b.y[-1] < self.p_min):
@@ -99,11 +105,16 @@ class _Tracer(_Locator):
                     sig, yb = self._land(a, b, h, bound)
                 except ConvergenceError:
                     b = None  # the corrector failed inside the step: a shorter step, as for a rejection
+                else:
+                    if yb is not None and self.accept is not None:
+                        refused = self.accept(yb)
+                        if refused:
+                            b = None
             if b is None:
                 rejected += 1
                 h *= 0.5
                 if h < self.ds_min:
-                    status = "ds_min"
+                    status = refused or "ds_min"
                     break
                 continue
             its = r[2]
@@ -212,7 +223,7 @@ def _weighted(prob, p_min, p_max):
     return replace(prob, weights=np.append(np.ones(prob.n), wp))
 
 
-def _trace_kw(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect):
+def _trace_kw(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect, accept=None):
     p_min = float(check_range("p_min", p_min, allow_inf=True))
     p_max = float(check_range("p_max", p_max, allow_inf=True))
     if not p_min < p_max:
@@ -228,18 +239,20 @@ def _trace_kw(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angl
     max_angle = float(check_range("max_angle", max_angle, 0.0, math.pi / 2, lo_open=True))
     for k in detect:
         check_choice("detect", k, KINDS)
-    return _Tracer(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect)
+    if accept is not None and not callable(accept):
+        raise ValueError(f"accept must be None or a callable y -> reason (str) or None, got {accept!r}")
+    return _Tracer(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect, accept)
 
 
 def trace(problem, p_min=-math.inf, p_max=math.inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None,
-          max_steps=2000, s_max=math.inf, max_angle=0.25, detect=KINDS, tangent=None):
+          max_steps=2000, s_max=math.inf, max_angle=0.25, detect=KINDS, tangent=None, accept=None):
     """Trace the solution branch through ``(problem.x0, problem.p0)`` by pseudo-arclength continuation.
 
     See the :mod:`statmech.continuation` docstring for the algorithm and the returned :class:`Branch`.
     """
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a statmech.continuation.Problem, got {type(problem).__name__}")
-    tr = _trace_kw(problem, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect)
+    tr = _trace_kw(problem, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect, accept)
     problem = tr.prob
     if not tr.p_min <= problem.p0 <= tr.p_max:
         raise ValueError(f"p0 must be in [p_min, p_max] = [{tr.p_min}, {tr.p_max}], got {problem.p0}")
