@@ -22,8 +22,8 @@ def register(sub):
     s.required = True
     c = s.add_parser("capacity", help="storage capacity alpha_c(K)")
     c.add_argument("--K", type=_K, required=True, help="number of hidden units (odd for sign, even for relu, or inf)")
-    c.add_argument("--activation", default="sign", help="sign | relu (default sign)")
-    c.add_argument("--ansatz", default="rs", help="rs | 1rsb (default rs)")
+    c.add_argument("--activation", default="sign", help="sign | relu | erf (erf: K = inf only; default sign)")
+    c.add_argument("--ansatz", default="rs", help="rs | 1rsb | frsb (frsb: K = inf only; default rs)")
     c.add_argument("--json", action="store_true", help="JSON output")
     c.set_defaults(func=_capacity)
     st = s.add_parser("storage", help="RS saddle point (q, entropy, replicon) at alpha (sign: any odd K; relu: K = 2)")

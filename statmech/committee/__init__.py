@@ -75,7 +75,11 @@ and ``tcm_1rsb_large_K(K or ln_K)`` (the K -> inf continuum limit of Eq. 1RSB.1,
 ``relu_kernel_Q(q)``; ``relu_rs_capacity_error(K)``; ``sign_flip_cost(t)``, ``relu_flip_cost(t)``;
 ReLU: ``tcm_storage(alpha, 2, "relu")`` (K = 2 RS at finite alpha), ``relu_at_line(2)``,
 ``relu_capacity_1rsb_point(2)`` (1RSB = RS = 4/3, convex version space),
-``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6).
+``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6);
+K = inf beyond RS (docs/committee.md, "K = infinity: full RSB"): ``tcm_capacity(math.inf, "relu"|"erf",
+"rs"|"1rsb"|"frsb")``, ``tcm_capacity_point`` / ``tcm_capacity_inf_point`` (SaddlePoint),
+``tcm_kstep_inf(activation, k)``, ``tcm_output_kernel(q, activation)``, and for sign units the
+large-K theory ``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point``.
 
 Files
 -----
@@ -91,6 +95,8 @@ One file per theory; the public names above are re-exported here, where they hav
 ``relu_rs.py``              ReLU RS capacity (Eq. RS.4): K = 2 exact, K >= 4 by RQMC
 ``relu_k2.py``              ReLU K = 2 in closed form: RS at finite alpha, AT line, 1RSB
 ``relu_1rsb.py``            ReLU 1RSB at K = 4, 6 (RQMC, importance-sampled inner average)
+``large_k_rsb.py``          K = inf beyond RS: RS/1RSB/k-step/full-RSB SAT/UNSAT point (relu, erf;
+                            sign at large K) through the RSB core (``statmech.rsb.kernel``)
 ``flip_cost.py``            the q -> 1 flip costs C(t), sign and ReLU (numba)
 ``_kernels.py``             sympy closed forms ``_eqs`` and the multiset quadrature (numba)
 ``_common.py``              argument checks, the 2-d stationary-point search, Sobol point sets
@@ -98,10 +104,12 @@ One file per theory; the public names above are re-exported here, where they hav
 """
 
 from ._common import ACTIVATIONS, ANSATZE
-from .api import tcm_capacity, tcm_storage
+from .api import tcm_capacity, tcm_capacity_point, tcm_storage
 from .flip_cost import relu_flip_cost, sign_flip_cost
 from .large_k import (monasson_zecchina, one_rsb_large_K_coefficient, relu_kernel_Q, rs_large_K_coefficient,
                       tcm_1rsb_large_K)
+from .large_k_rsb import (sign_capacity_large_K, sign_capacity_large_K_point, tcm_capacity_inf_point,
+                          tcm_kstep_inf, tcm_output_kernel)
 from .relu_1rsb import relu_1rsb_alpha_rqmc, relu_capacity_1rsb_rqmc
 from .relu_k2 import relu_at_line, relu_capacity_1rsb_point
 from .relu_rs import relu_rs_capacity_error
@@ -112,4 +120,5 @@ __all__ = ["tcm_storage", "tcm_capacity", "tcm_at_line", "tcm_at_line_point", "t
            "tcm_capacity_1rsb_rqmc", "rs_large_K_coefficient", "monasson_zecchina",
            "one_rsb_large_K_coefficient", "tcm_1rsb_large_K", "relu_kernel_Q", "relu_rs_capacity_error",
            "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",
-           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc"]
+           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "tcm_capacity_point", "tcm_capacity_inf_point",
+           "tcm_output_kernel", "tcm_kstep_inf", "sign_capacity_large_K", "sign_capacity_large_K_point"]

@@ -11,13 +11,14 @@ import math
 from ..errors import check_choice
 from ._common import ACTIVATIONS, ANSATZE, _check_K
 from .large_k import _relu_inf_1rsb_point
+from .large_k_rsb import INF_ACTIVATIONS, INF_ANSATZE, tcm_capacity_inf_point
 from .relu_1rsb import relu_capacity_1rsb_rqmc
 from .relu_k2 import _relu_storage, relu_capacity_1rsb_point
 from .relu_rs import _alpha_rs_relu
 from .sign_1rsb import tcm_capacity_1rsb_point
 from .sign_rs import _alpha_rs_sign, _sign_storage
 
-__all__ = ["tcm_capacity", "tcm_storage"]
+__all__ = ["tcm_capacity", "tcm_capacity_point", "tcm_storage"]
 
 
 def tcm_capacity(K, activation="sign", ansatz="rs"):
@@ -47,9 +48,16 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
       with an importance-sampled inner average (:func:`relu_capacity_1rsb_rqmc`, ~1 min; 2.3167 +- 0.0008
       from finer point sets); ``K = 6``: 2.578 +- 0.002 (same method, ~1.5 min; 2.581 +- 0.003 from finer sets);
       ``K = math.inf`` (effective perceptron with kernel Q, Eq. 1RSB.1); K >= 8 not implemented.
+    * ``K = math.inf`` also takes ``activation="erf"`` (g = erf(x/sqrt 2)) and ``ansatz="frsb"``
+      (relu, erf: the full-RSB SAT/UNSAT point, :func:`tcm_capacity_inf_point`, ~20 s, cached;
+      erf rs: 4 sqrt(3)/pi; sign: ``math.inf`` in every ansatz, see
+      :func:`sign_capacity_large_K` for the growth with K).  Finite K with erf or frsb: ValueError.
     """
-    check_choice("activation", activation, ACTIVATIONS)
-    check_choice("ansatz", ansatz, ANSATZE)
+    check_choice("activation", activation, ACTIVATIONS + ("erf",))
+    check_choice("ansatz", ansatz, ANSATZE + ("frsb",))
+    if activation == "erf" or ansatz == "frsb":
+        _check_inf(K, activation, ansatz)
+        return math.inf if activation == "sign" else float(tcm_capacity_inf_point(activation, ansatz).alpha_c)
     k = _check_K(K, activation)
     if activation == "sign":
         if ansatz == "rs":
@@ -70,6 +78,33 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
         raise ValueError(f"K must be 2, 4, 6 or math.inf for the ReLU 1RSB capacity (K >= 8 not validated; "
                          f"alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
     return float(_relu_inf_1rsb_point().alpha_c)
+
+
+def _check_inf(K, activation, ansatz):
+    if isinstance(K, float) and K == math.inf:
+        return
+    if ansatz not in ANSATZE:
+        raise ValueError(f"ansatz must be one of {', '.join(map(repr, ANSATZE))} at finite K "
+                         f"({ansatz!r} needs K = math.inf), got {ansatz!r} with K={K!r}")
+    raise ValueError(f"K must be math.inf for activation={activation!r} (finite K is implemented for sign "
+                     f"and relu only), got {K!r}")
+
+
+def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
+    r"""SaddlePoint of the K = inf SAT/UNSAT point (:func:`tcm_capacity_inf_point`): ``K`` must be
+    ``math.inf``, activation relu or erf, ansatz rs, 1rsb or frsb.
+
+    Finite-K saddle points: :func:`tcm_capacity_1rsb_point` (sign), :func:`relu_capacity_1rsb_point`
+    (K = 2), :func:`relu_capacity_1rsb_rqmc` (K = 4, 6).  Sign units at K = inf have infinite
+    capacity: :func:`sign_capacity_large_K_point` gives the large-K theory.
+    """
+    check_choice("activation", activation, INF_ACTIVATIONS)
+    check_choice("ansatz", ansatz, INF_ANSATZE)
+    _check_inf(K, activation, ansatz)
+    if activation == "sign":
+        raise ValueError("activation='sign' has infinite capacity at K = math.inf in every ansatz; "
+                         "use sign_capacity_large_K_point(K) for the large-K theory")
+    return tcm_capacity_inf_point(activation, ansatz)
 
 
 def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-3, method=None):

@@ -22,7 +22,7 @@ term).  Every problem of the package is a *minimization* (docs/rsb.md section 3)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -141,15 +141,18 @@ def _same(a, b):
 def _minimize_relattice(prob, fmap, u, lat, tol, what, rounds=8, report_hessian=True):
     """Minimize on a fixed lattice; re-make the lattice at the result (or at the last iterate
     of a failed round, whose steps the resolution guard may have blocked) and repeat until
-    the lattice no longer changes.  Returns ``(info, u, lattice)``."""
+    the lattice no longer changes.  Returns ``(info, u, lattice)``; ``info.iterations`` counts the
+    Newton iterations of every round (the last round usually starts at the minimum)."""
     last = None
     H0 = None
+    its = 0
     for _ in range(rounds):
         fun, grad = _wrap(prob, fmap, lat)
         try:
             info = kstep.minimize(fun, grad, u, tol=tol, H0=H0, what=what, report_hessian=report_hessian)
         except ConvergenceError as exc:
             last = exc
+            its += exc.iterations or 0
             if exc.x is None:
                 raise
             qq, mm, _ = fmap.qm(exc.x)
@@ -159,10 +162,11 @@ def _minimize_relattice(prob, fmap, u, lat, tol, what, rounds=8, report_hessian=
             u, lat = exc.x, new
             continue
         u, H0 = info.x, info.hessian
+        its += info.iterations
         qq, mm, _ = fmap.qm(u)
         new = prob.lattice(qq, mm)
         if _same(new, lat):
-            return info, u, lat
+            return replace(info, iterations=its), u, lat
         lat = new
     raise last if last is not None else ConvergenceError(f"{what}: the lattice did not settle", x=u)
 
