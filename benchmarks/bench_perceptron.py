@@ -9,7 +9,8 @@ The notes of the single solves compare each solve with the cost of its quadratur
 (the limit of a solve that evaluates the channel averages that often): the pass counts
 are the numba solve's own counters, the pass times are one evaluation of the channel
 averages at the solution (a step pass: what a Newton step needs; a full pass: every
-average of the result), called from Python.
+average of the result), called from Python.  The note of the 10^4-point row compares it
+with one full pass per point (its limit: every point's result needs its full averages).
 """
 from __future__ import annotations
 

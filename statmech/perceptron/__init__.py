@@ -87,6 +87,11 @@ fallback.  ``residual`` is the (scaled) max-norm of the gradient of ``phi`` at t
 residual >= 1e-10 or a failed solve raises ``ConvergenceError`` with the last iterate, the
 residual and the iterations (so a returned result always has ``converged = True``).
 
+A single solve starts from the model's cold start (spherical and binary storage: 5 Newton
+step passes and one full pass at the benchmark points) or, for spherical teacher--student
+and the binary teacher--student poor branch, from the branch tabulated once (512 points,
+cubic Hermite in ``log alpha``): one step pass and one full pass.
+
 Arrays of parameters are solved in the same single numba call, point after point, each
 started from the previous solution -- on a grid (same kappa, comparable steps in alpha)
 from a cubic Hermite extrapolation in ``log alpha`` of the last two, which typically needs
