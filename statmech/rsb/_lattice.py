@@ -153,17 +153,20 @@ def _window(fin, n, T0, s2, m, d, concave, tprev):
 
 
 @numba.njit(cache=True, fastmath=False)
-def _step(fin, Jin, Jout, r, s2, m, d, L, fout, concave=False):
-    """One Parisi step: fout (stride r * input stride) from fin (see module docstring)."""
+def _step(fin, lo_in, lo_out, r, s2, m, d, L, fout, concave=False):
+    """One Parisi step: fout (stride r * input stride) from fin (see module docstring).
+
+    ``fin[j]`` is the input at lattice index ``lo_in + j`` (spacing d), ``fout[j]`` the
+    output at index ``lo_out + j`` of the output level (spacing r d)."""
     if s2 <= 0.0:  # empty interval: the identity
-        for no in range(2 * Jout + 1):
-            fout[no] = _at(fin, Jin + (no - Jout) * r)
+        for no in range(fout.shape[0]):
+            fout[no] = _at(fin, (lo_out + no) * r - lo_in)
         return
     T0, ltot, abar = gauss_norm(s2, d, L)
     N = fin.shape[0]
     tp = 0
-    for no in range(2 * Jout + 1):
-        n = Jin + (no - Jout) * r
+    for no in range(fout.shape[0]):
+        n = (lo_out + no) * r - lo_in
         lo, hi, mx, tp = _window(fin, n, T0, s2, m, d, concave, tp)
         inside = n + lo >= 0 and n + hi < N
         s = 0.0
@@ -182,7 +185,7 @@ def _step(fin, Jin, Jout, r, s2, m, d, L, fout, concave=False):
 
 
 @numba.njit(cache=True, fastmath=False)
-def _step_adjoint(fin, fout, Jin, Jout, r, s2, m, d, L, Pout, Pin, concave=False):
+def _step_adjoint(fin, fout, lo_in, lo_out, r, s2, m, d, L, Pout, Pin, concave=False):
     """Adjoint of _step: accumulate Pin and return (dPhi/ds2, dPhi/dm) of this step.
 
     The tilted weights ``w_t exp(m (f_i - f_{i-1}))`` are formed as one exponential of
@@ -191,11 +194,11 @@ def _step_adjoint(fin, fout, Jin, Jout, r, s2, m, d, L, Pout, Pin, concave=False
     g_s2 = 0.0
     g_m = 0.0
     if s2 <= 0.0:
-        for no in range(2 * Jout + 1):
+        for no in range(fout.shape[0]):
             p = Pout[no]
             if p == 0.0:
                 continue
-            n = Jin + (no - Jout) * r
+            n = (lo_out + no) * r - lo_in
             # s2 = 0: d/ds2 = (f'' + m f'^2)/2 by central differences on the input lattice
             f0 = _at(fin, n)
             fp = _at(fin, n + 1)
@@ -206,9 +209,9 @@ def _step_adjoint(fin, fout, Jin, Jout, r, s2, m, d, L, Pout, Pin, concave=False
     T0, ltot, abar = gauss_norm(s2, d, L)
     N = fin.shape[0]
     tp = 0
-    for no in range(2 * Jout + 1):
+    for no in range(fout.shape[0]):
         p = Pout[no]
-        n = Jin + (no - Jout) * r
+        n = (lo_out + no) * r - lo_in
         if p == 0.0:
             if concave and m != 0.0:  # keep the peak tracking of the forward pass
                 tp = _peak(fin, n, tp, s2, m, d)[0]
@@ -242,7 +245,8 @@ def _step_adjoint(fin, fout, Jin, Jout, r, s2, m, d, L, Pout, Pin, concave=False
 
 @numba.njit(cache=True, fastmath=False)
 def nested_average(ftop, J, delta, strides, s2, m, L, want_grad, concave=False):
-    """Value and gradient of ``E_z f_0(sqrt(s2[0]) z)`` with f_k = ftop (see module docstring).
+    """Value and gradient of ``E_z f_0(sqrt(s2[0]) z)`` with f_k = ftop (see module docstring),
+    every level on the symmetric range ``|h| <= J delta`` (:func:`nested_average_ranges`).
 
     Parameters
     ----------
@@ -260,26 +264,38 @@ def nested_average(ftop, J, delta, strides, s2, m, L, want_grad, concave=False):
     value, g_s2 (k+1,), g_m (k+1,), P_top (sensitivity of the value to each ftop entry)
     """
     k = strides.shape[0] - 1
-    sizes = np.empty(k + 1, dtype=np.int64)
+    lo = np.empty(k + 1, dtype=np.int64)
+    size = np.empty(k + 1, dtype=np.int64)
+    for i in range(k + 1):
+        lo[i] = -(J // strides[i])
+        size[i] = 2 * (J // strides[i]) + 1
+    return nested_average_ranges(ftop, lo, size, delta, strides, s2, m, L, want_grad, concave)
+
+
+@numba.njit(cache=True, fastmath=False)
+def nested_average_ranges(ftop, lo, size, delta, strides, s2, m, L, want_grad, concave):
+    """:func:`nested_average` with level i on the indices ``lo[i] .. lo[i] + size[i] - 1``
+    (``h = j strides[i] delta``); values beyond a level's ends are continued by :func:`_at`,
+    so a level need only cover where its function is not yet quadratic (see
+    ``kstep.make_lattice``).  ``ftop`` has ``size[k]`` entries."""
+    k = strides.shape[0] - 1
     offs = np.empty(k + 2, dtype=np.int64)
     offs[0] = 0
     for i in range(k + 1):
-        sizes[i] = 2 * (J // strides[i]) + 1
-        offs[i + 1] = offs[i] + sizes[i]
+        offs[i + 1] = offs[i] + size[i]
     F = np.empty(offs[k + 1])
     F[offs[k]:offs[k + 1]] = ftop
     for i in range(k, 0, -1):
-        _step(F[offs[i]:offs[i + 1]], J // strides[i], J // strides[i - 1], strides[i - 1] // strides[i],
+        _step(F[offs[i]:offs[i + 1]], lo[i], lo[i - 1], strides[i - 1] // strides[i],
               s2[i], m[i], strides[i] * delta, L, F[offs[i - 1]:offs[i]], concave)
     # final average at h = 0 with variance s2[0] (m = 0): one output point of a step
     f0 = F[offs[0]:offs[1]]
-    J0 = J // strides[0]
     d0 = strides[0] * delta
     out = np.empty(1)
     if s2[0] <= 0.0:
-        out[0] = f0[J0]
+        out[0] = _at(f0, -lo[0])
     else:
-        _step(f0, J0, 0, 1, s2[0], 0.0, d0, L, out)
+        _step(f0, lo[0], 0, 1, s2[0], 0.0, d0, L, out)
     val = out[0]
     g_s2 = np.zeros(k + 1)
     g_m = np.zeros(k + 1)
@@ -287,11 +303,11 @@ def nested_average(ftop, J, delta, strides, s2, m, L, want_grad, concave=False):
         return val, g_s2, g_m, np.zeros(0)
     P = np.zeros(offs[k + 1])
     one = np.ones(1)
-    g_s2[0], _ = _step_adjoint(f0, out, J0, 0, 1, s2[0], 0.0, d0, L, one, P[offs[0]:offs[1]])
+    g_s2[0], _ = _step_adjoint(f0, out, lo[0], 0, 1, s2[0], 0.0, d0, L, one, P[offs[0]:offs[1]])
     for i in range(1, k + 1):
-        gs, gm = _step_adjoint(F[offs[i]:offs[i + 1]], F[offs[i - 1]:offs[i]], J // strides[i],
-                               J // strides[i - 1], strides[i - 1] // strides[i], s2[i], m[i],
-                               strides[i] * delta, L, P[offs[i - 1]:offs[i]], P[offs[i]:offs[i + 1]], concave)
+        gs, gm = _step_adjoint(F[offs[i]:offs[i + 1]], F[offs[i - 1]:offs[i]], lo[i], lo[i - 1],
+                               strides[i - 1] // strides[i], s2[i], m[i], strides[i] * delta, L,
+                               P[offs[i - 1]:offs[i]], P[offs[i]:offs[i + 1]], concave)
         g_s2[i] = gs
         g_m[i] = gm
     return val, g_s2, g_m, P[offs[k]:offs[k + 1]].copy()

@@ -22,7 +22,7 @@ term).  Every problem of the package is a *minimization* (docs/rsb.md section 3)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -135,7 +135,7 @@ def _wrap(prob, fmap, lat):
 
 
 def _same(a, b):
-    return a.delta == b.delta and a.J == b.J and np.array_equal(a.strides, b.strides)
+    return a.same(b)
 
 
 def _minimize_relattice(prob, fmap, u, lat, tol, what, rounds=8, report_hessian=True):
@@ -144,6 +144,7 @@ def _minimize_relattice(prob, fmap, u, lat, tol, what, rounds=8, report_hessian=
     the lattice no longer changes.  Returns ``(info, u, lattice)``."""
     last = None
     H0 = None
+    its = evals = 0
     for _ in range(rounds):
         fun, grad = _wrap(prob, fmap, lat)
         try:
@@ -159,10 +160,11 @@ def _minimize_relattice(prob, fmap, u, lat, tol, what, rounds=8, report_hessian=
             u, lat = exc.x, new
             continue
         u, H0 = info.x, info.hessian
+        its, evals = its + info.iterations, evals + info.evaluations
         qq, mm, _ = fmap.qm(u)
         new = prob.lattice(qq, mm)
         if _same(new, lat):
-            return info, u, lat
+            return replace(info, iterations=its, evaluations=evals), u, lat
         lat = new
     raise last if last is not None else ConvergenceError(f"{what}: the lattice did not settle", x=u)
 
@@ -240,9 +242,9 @@ class ParisiSolution:
 
 
 class _GridMap:
-    def __init__(self, prob, K):
+    def __init__(self, prob, K, power=2.0):
         self.prob, self.K = prob, K
-        self.t = graded_grid(K)
+        self.t = graded_grid(K, power)
         self.frozen = prob.channel.frozen
         self.q0_free = prob.q0_fixed is None
         self.nfree = int(self.q0_free) + int(not self.frozen)
@@ -288,7 +290,7 @@ def _interp_x(q_old, x_old, q_new):
     return np.exp(np.interp(sn, so, np.log(x_old)))
 
 
-def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9):
+def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9, power=2.0):
     """Full RSB of ``prob``: minimize over piecewise-constant x on graded grids, K in ``Ks``.
 
     ``tol`` is the gradient tolerance of the finest K (100 tol for the coarser ones, whose
@@ -302,7 +304,7 @@ def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9):
     q_prev = x_prev = None
     sol = None
     for K in Ks:
-        gm = _GridMap(prob, K)
+        gm = _GridMap(prob, K, power)
         hi_ = 1.0 if gm.frozen else hi
         q = lo + (hi_ - lo) * gm.t
         x = x_of_q(0.5 * (q[1:] + q[:-1])) if x_prev is None else _interp_x(q_prev, x_prev, q)
