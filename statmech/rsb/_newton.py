@@ -73,8 +73,8 @@ def minimize(fun, grad, x0, *, tol=1e-11, maxiter=80, h=1e-6, max_step=1.0, H0=N
 
     Every Parisi functional of the package is *minimized* over its order parameters at the
     saddle point (SK: Parisi's formula; perceptron at finite alpha: the free entropy; the
-    jamming line: ``alpha_J = min R``, docs/rsb.md).  The Hessian is ``H0`` (e.g. from a
-    previous lattice round) or the forward difference of the analytic gradient at ``x0``,
+    jamming line: ``alpha_J = min R``, docs/rsb.md).  The Hessian is ``H0`` (a Hessian at
+    ``x0``, e.g. from a previous lattice round at the same point) or the forward difference of the analytic gradient at ``x0``,
     then BFGS-updated from the gradients along the path; it is computed afresh when a
     step had to be backtracked below 1/4 and every ``REFRESH`` iterations.  Negative or
     tiny eigenvalues (away from the minimum, or along the nearly flat directions of a fine
@@ -95,8 +95,9 @@ def minimize(fun, grad, x0, *, tol=1e-11, maxiter=80, h=1e-6, max_step=1.0, H0=N
     x = np.asarray(x0, dtype=float).copy()
     f = fun(x)
     g = grad_(x)
-    fresh = H0 is None or H0.shape != (x.size, x.size)
-    Hm = fd_hessian(grad_, x, h, g0=g) if fresh else H0.copy()
+    # fresh: Hm is a finite-difference Hessian at the current x (H0 is taken to be one at x0)
+    fresh = True
+    Hm = H0.copy() if H0 is not None and H0.shape == (x.size, x.size) else fd_hessian(grad_, x, h, g0=g)
     ev = np.linalg.eigvalsh(Hm)
     it = since = 0
     while True:
@@ -104,7 +105,7 @@ def minimize(fun, grad, x0, *, tol=1e-11, maxiter=80, h=1e-6, max_step=1.0, H0=N
         if not math.isfinite(f) or not math.isfinite(res):
             break
         if res <= tol:
-            Hf = Hm if (fresh and it == 0) or not report_hessian else fd_hessian(grad_, x, h, g0=g)
+            Hf = Hm if fresh or not report_hessian else fd_hessian(grad_, x, h, g0=g)
             return MinimizeInfo(x, f, res, it, np.linalg.eigvalsh(Hf), Hf, calls[0])
         if it >= maxiter:
             break
@@ -133,7 +134,10 @@ def minimize(fun, grad, x0, *, tol=1e-11, maxiter=80, h=1e-6, max_step=1.0, H0=N
         gn = gn if flat else grad_(xn)
         sv, yv = xn - x, gn - g
         x, f, g = xn, fn, gn
+        fresh = False
         since += 1
+        if float(np.max(np.abs(g))) <= tol:
+            continue  # converged: no refresh (the report Hessian, if wanted, comes next)
         if t < 0.25 or since >= REFRESH:
             Hm, fresh, since = fd_hessian(grad_, x, h, g0=g), True, 0
             continue
@@ -142,7 +146,6 @@ def minimize(fun, grad, x0, *, tol=1e-11, maxiter=80, h=1e-6, max_step=1.0, H0=N
         sHs = float(sv @ Hs)
         if sy > 1e-14 * float(np.linalg.norm(sv) * np.linalg.norm(yv)) and sHs > 0:
             Hm = Hm + np.outer(yv, yv) / sy - np.outer(Hs, Hs) / sHs
-            fresh = False
     res = float(np.max(np.abs(g))) if np.all(np.isfinite(g)) else math.inf
     raise ConvergenceError(f"{what}: Newton minimization did not converge", x=x, residual=res,
                            iterations=it, diagnostics={"value": f, "gradient_evaluations": calls[0],

@@ -287,7 +287,13 @@ def _interp_x(q_old, x_old, q_new):
     -log(1 - q), which resolves the growth of x towards the top of the support)."""
     so = -np.log1p(-0.5 * (q_old[1:] + q_old[:-1]))
     sn = -np.log1p(-0.5 * (q_new[1:] + q_new[:-1]))
-    return np.exp(np.interp(sn, so, np.log(x_old)))
+    lx = np.log(x_old)
+    out = np.interp(sn, so, lx)
+    if so.size >= 2:  # beyond the old midpoints: continue the end slopes (x ~ 1/(1-q) at jamming)
+        hi, lo = sn > so[-1], sn < so[0]
+        out[hi] = lx[-1] + (sn[hi] - so[-1]) * (lx[-1] - lx[-2]) / (so[-1] - so[-2])
+        out[lo] = lx[0] + (sn[lo] - so[0]) * (lx[1] - lx[0]) / (so[1] - so[0])
+    return np.exp(out)
 
 
 def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9, power=2.0):
