@@ -39,9 +39,13 @@ class Problem:
     Subclasses set ``channel`` (a :class:`~statmech.rsb.kstep.Channel`), ``q0_fixed``
     (``None`` when ``q_0`` is free) and implement :meth:`evaluate`.
     ``top_fixed``: ``q_k`` is 1 for frozen channels, free otherwise.
+    ``x_growth`` (frozen channels): the minimizing x of the graded grid grows at fixed q
+    like ``eps_K^-x_growth``, ``eps_K = 1 - q_{K-1}`` the width of the top cell (the
+    jamming scaling, docs/rsb.md section 6); used only to warm-start a finer K.
     """
     channel: kstep.Channel
     q0_fixed = None
+    x_growth = 0.0
     name = "problem"
 
     def evaluate(self, q, m, lattice, grad=True):  # pragma: no cover - interface
@@ -313,7 +317,12 @@ def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9, power=2.0):
         gm = _GridMap(prob, K, power)
         hi_ = 1.0 if gm.frozen else hi
         q = lo + (hi_ - lo) * gm.t
-        x = x_of_q(0.5 * (q[1:] + q[:-1])) if x_prev is None else _interp_x(q_prev, x_prev, q)
+        if x_prev is None:
+            x = x_of_q(0.5 * (q[1:] + q[:-1]))
+        else:
+            x = _interp_x(q_prev, x_prev, q)
+            if gm.frozen and prob.x_growth:  # finer top cell: x grows as eps_K^-x_growth
+                x *= ((1.0 - q_prev[-2]) / (1.0 - q[-2])) ** prob.x_growth
         u = gm.u0(lo, hi_, x)
         lat = prob.lattice(q, x)
         try:
