@@ -67,7 +67,8 @@ def run_capacity(args):
         r = P.gardner_capacity_point(args.kappa, args.ansatz)
         a = r.thermo["alpha_c"]
         d = {"alpha": a, "alpha_c": a, "ansatz": r.ansatz, "converged": r.converged, "residual": r.residual,
-             "rs_stable": r.rs_stable, **{k: r.extra[k] for k in ("error", "alpha_K") if k in r.extra}}
+             "rs_stable": r.rs_stable, **r.order_params,
+             **{k: r.extra[k] for k in ("error", "alpha_K") if k in r.extra}}
         return emit(args, d, text=f"alpha_c = {a:.15g} ({r.ansatz})")
     if args.ansatz != "rs":
         raise ValueError("ansatz applies to --weights spherical only (binary: rs)")
