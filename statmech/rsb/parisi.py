@@ -293,7 +293,7 @@ def _interp_x(q_old, x_old, q_new):
     sn = -np.log1p(-0.5 * (q_new[1:] + q_new[:-1]))
     lx = np.log(x_old)
     out = np.interp(sn, so, lx)
-    if so.size >= 2:  # beyond the old midpoints: continue the end slopes (x ~ 1/(1-q) at jamming)
+    if so.size >= 2:  # beyond the old midpoints: continue the end slopes (the new top cell is finer)
         hi, lo = sn > so[-1], sn < so[0]
         out[hi] = lx[-1] + (sn[hi] - so[-1]) * (lx[-1] - lx[-2]) / (so[-1] - so[-2])
         out[lo] = lx[0] + (sn[lo] - so[0]) * (lx[1] - lx[0]) / (so[1] - so[0])
@@ -305,6 +305,8 @@ def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9, power=2.0):
 
     ``tol`` is the gradient tolerance of the finest K (100 tol for the coarser ones, whose
     values enter only the extrapolation: the value error is ~ |grad|^2 / lambda_min).
+    ``power``: grading of the grids (:func:`graded_grid`).  A finer K starts from the
+    previous minimizer (:func:`_interp_x`), scaled by ``prob.x_growth`` for frozen channels.
 
     ``lo``, ``hi``: starting ends of the support (``hi`` ignored for frozen channels, where
     it is 1); ``x_of_q``: callable giving the starting x at the cell midpoints of the
