@@ -3,6 +3,7 @@
 Examples::
 
     statmech perceptron capacity --kappa 0.5 --json
+    statmech perceptron capacity --kappa -1 --ansatz frsb --json
     statmech perceptron capacity --weights binary --method gardner_derrida
     statmech perceptron storage --alpha 1.2 --kappa 0.0 --weights spherical --json
     statmech perceptron teacher-student --alpha 1.0 --weights binary --branch poor --json
@@ -23,6 +24,8 @@ def register(sub):
     c.add_argument("--weights", choices=("spherical", "binary"), default="spherical")
     c.add_argument("--method", choices=("zero_entropy", "gardner_derrida"), default="zero_entropy",
                    help="binary weights only: zero RS entropy (default, exact) or RS q -> 1")
+    c.add_argument("--ansatz", choices=("rs", "1rsb", "frsb"), default="rs",
+                   help="spherical weights: replica ansatz of the SAT/UNSAT line (default rs)")
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=run_capacity)
 
@@ -61,9 +64,15 @@ def run_capacity(args):
     if args.weights == "spherical":
         if args.method != "zero_entropy":
             raise ValueError("method applies to --weights binary only")
-        a = P.gardner_capacity(args.kappa)
-    else:
-        a = P.binary_capacity(args.kappa, method=args.method)
+        r = P.gardner_capacity_point(args.kappa, args.ansatz)
+        a = r.thermo["alpha_c"]
+        d = {"alpha": a, "alpha_c": a, "ansatz": r.ansatz, "converged": r.converged, "residual": r.residual,
+             "rs_stable": r.rs_stable, **r.order_params,
+             **{k: r.extra[k] for k in ("error", "alpha_K") if k in r.extra}}
+        return emit(args, d, text=f"alpha_c = {a:.15g} ({r.ansatz})")
+    if args.ansatz != "rs":
+        raise ValueError("ansatz applies to --weights spherical only (binary: rs)")
+    a = P.binary_capacity(args.kappa, method=args.method)
     return emit(args, {"alpha_c": a}, text=f"alpha_c = {a:.15g}")
 
 
