@@ -54,15 +54,22 @@ def _jsonable(v):
     return v
 
 
-def _nan_paths(v, path=""):
-    """Where ``v`` (nested dicts, lists, arrays) holds a NaN."""
+# result fields documented as possibly None (SaddlePoint: unknown stability; scm: no full-space check)
+_MAY_BE_NONE = frozenset({"hessian_eigenvalues", "replicon", "rs_stable", "site_symmetric_stable",
+                          "full_space_stable", "solver"})
+
+
+def _not_numbers(v, path=""):
+    """Where ``v`` (nested dicts, lists, arrays) holds a NaN, or a None outside ``_MAY_BE_NONE``."""
+    if v is None:
+        return [] if path.rpartition(".")[2] in _MAY_BE_NONE else [path or "(no result)"]
     if isinstance(v, dict):
-        return [p for k, x in v.items() for p in _nan_paths(x, f"{path}.{k}" if path else str(k))]
+        return [p for k, x in v.items() for p in _not_numbers(x, f"{path}.{k}" if path else str(k))]
     if isinstance(v, np.ndarray) and v.dtype.kind in "fc":
         return [path] if np.isnan(v).any() else []
     if isinstance(v, (list, tuple, np.ndarray)):
         return [p for i, x in enumerate(np.ravel(v) if isinstance(v, np.ndarray) else v)
-                for p in _nan_paths(x, f"{path}[{i}]")]
+                for p in _not_numbers(x, f"{path}[{i}]")]
     if isinstance(v, (float, np.floating)) and math.isnan(v):
         return [path]
     return []
@@ -71,9 +78,9 @@ def _nan_paths(v, path=""):
 def emit(args, data: dict, text: str | None = None):
     """Print ``data`` as JSON when ``args.json`` is set, else ``text`` (or key = value lines).
 
-    Returns 0, or 1 with one line on stderr and nothing on stdout when ``data`` is not a result
-    (None, or a NaN anywhere in it)."""
-    bad = ["(no result)"] if data is None else _nan_paths(data)
+    Returns 0, or 1 with one line on stderr and nothing on stdout when ``data`` is not a result:
+    None, a NaN anywhere in it, or a None in a field that is not documented as optional."""
+    bad = _not_numbers(data)
     if bad:
         print(f"statmech: error: no result (NaN or None) in {', '.join(bad[:5])}", file=sys.stderr)
         return 1

@@ -80,3 +80,4 @@ def test_not_a_result_exits_1(capsys):
     out = capsys.readouterr()
     assert out.out == "" and "rows[1].alpha_s" in out.err
     assert emit(args, {"alpha_c": float("inf"), "replicon": None}) == 0
+    assert emit(args, {"alpha_c": None}) == 1 and emit(args, {"rows": [{"order": None}]}) == 1
