@@ -228,7 +228,7 @@ CASES = {
                                               st.floats(-1, 1), SCM_ACT), {}),
     "scm.continuation_problem": (S.continuation_problem, args(K_REAL, SCM_ACT), {"n": 1}),
     "scm.equilibria": (S.equilibria, args(ALPHA, st.sampled_from([1.5, 2, 3, 7.5, 26]), SCM_ACT),
-                       {"n": 1, "none": ("full_space_eigenvalues",), "inf": ("K",)}),
+                       {"n": 1, "none": ("full_space_eigenvalues", "full_space_stable", "full_space_blocks"), "inf": ("K",)}),
     "scm.learning_curve": (S.learning_curve, args(st.sampled_from([2, 3.5]), SCM_ACT,
                                                   st.just(np.linspace(0.0, 60.0, 7))), {"n": 0}),
     "scm.transitions": (S.transitions, args(K_REAL, SCM_ACT, method=st.sampled_from(["auto", "direct", "continuation"])),
