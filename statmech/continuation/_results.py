@@ -39,7 +39,11 @@ class SpecialPoint:
 
 @dataclass(frozen=True)
 class Branch:
-    """A traced solution branch (see the :mod:`statmech.continuation` docstring)."""
+    """A traced solution branch (see the :mod:`statmech.continuation` docstring).
+
+    ``margin``: :meth:`Problem.margin` at every point (> 0 stable; inf where stability is not
+    assessed, NaN where it could not be evaluated).
+    """
     p: np.ndarray
     x: np.ndarray
     stable: np.ndarray
