@@ -6,8 +6,8 @@ namespace and returning an exit code) on the parsers it adds.  ``--json`` output
 produced with :func:`emit`; a command printing a replica result uses :func:`emit_result`,
 which adds the result's ``rs_stable`` and ``ansatz`` and notes an unstable RS value on stderr.
 
-Exit codes: 0 success, 1 no result (a solver failed to converge, or a value that is not a
-number -- NaN -- reached the output), 2 a bad argument (one line on stderr, never a traceback).
+Exit codes: 0 success, 1 no result (a solver failed to converge, or a NaN or an undocumented
+None reached the output), 2 a bad argument (one line on stderr, never a traceback).
 """
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def emit_result(args, data: dict, result, text: str | None = None):
     if result.ansatz == "rs" and stable is not None and not np.all(stable):
         where = "" if np.ndim(stable) == 0 else f" at {int(np.size(stable) - np.count_nonzero(stable))} of {np.size(stable)} points"
         print(f"statmech: note: the replica-symmetric solution is unstable (negative replicon or beyond the AT line){where}; "
-              "the RS value is not the typical one (an upper bound for a capacity)", file=sys.stderr)
+              "the RS numbers are not those of the typical state", file=sys.stderr)
     return emit(args, data, text)
 
 
@@ -130,7 +130,7 @@ def build_parser():
                "  statmech phase-diagram scm --activation erf --K 2:50 --out scm_erf.json\n"
                "  statmech figures --out figures\n"
                "'statmech COMMAND --help' lists each command's options.  Exit codes: 0 ok, "
-               "1 no convergence, 2 bad argument.",
+               "1 no result (no convergence, NaN), 2 bad argument.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     from . import __version__
     parser.add_argument("--version", action="version", version=f"statmech {__version__}")
