@@ -396,3 +396,13 @@ def test_validity_flags_are_computed():
     assert committee.tcm_capacity_point(1).rs_stable is True
     ref = franz_parisi.equilibrium_spherical(12.0, -1.0)        # above the AT line of kappa = -1
     assert ref.replicon < 0 and ref.rs_stable is False
+
+
+def test_binary_storage_functional_at_q_hat_zero():
+    """q_hat = 0 (alpha = 0) used to divide by zero in the q_hat-derivatives; the exact limits
+    agree with q_hat -> 0 to first order."""
+    for fn in (perceptron.binary_storage_free_entropy, perceptron.binary_storage_gradient,
+               perceptron.binary_storage_hessian):
+        at0, near = fn([0.3, 0.0], 0.7, 0.5), fn([0.3, 1e-9], 0.7, 0.5)
+        assert np.all(np.isfinite(at0)) and np.allclose(at0, near, rtol=0, atol=1e-7)
+    assert perceptron.binary_storage_free_entropy([0.0, 0.0], 0.0) == pytest.approx(math.log(2.0), abs=1e-15)
