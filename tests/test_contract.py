@@ -405,4 +405,4 @@ def test_binary_storage_functional_at_q_hat_zero():
                perceptron.binary_storage_hessian):
         at0, near = fn([0.3, 0.0], 0.7, 0.5), fn([0.3, 1e-9], 0.7, 0.5)
         assert np.all(np.isfinite(at0)) and np.allclose(at0, near, rtol=0, atol=1e-7)
-    assert perceptron.binary_storage_free_entropy([0.0, 0.0], 0.0) == pytest.approx(math.log(2.0), abs=1e-15)
+    assert perceptron.binary_storage_free_entropy([0.3, 0.0], 0.0) == pytest.approx(math.log(2.0), abs=1e-15)
