@@ -398,11 +398,13 @@ def test_validity_flags_are_computed():
     assert ref.replicon < 0 and ref.rs_stable is False
 
 
-def test_binary_storage_functional_at_q_hat_zero():
-    """q_hat = 0 (alpha = 0) used to divide by zero in the q_hat-derivatives; the exact limits
-    agree with q_hat -> 0 to first order."""
+def test_binary_storage_functional_at_small_q_hat():
+    """q_hat = 0 (alpha = 0) and subnormal q_hat used to divide by zero in the q_hat-derivatives;
+    below 1e-8 the exact series is used, continuous with the quadrature across the switch."""
     for fn in (perceptron.binary_storage_free_entropy, perceptron.binary_storage_gradient,
                perceptron.binary_storage_hessian):
-        at0, near = fn([0.3, 0.0], 0.7, 0.5), fn([0.3, 1e-9], 0.7, 0.5)
-        assert np.all(np.isfinite(at0)) and np.allclose(at0, near, rtol=0, atol=1e-7)
+        for qh in (0.0, 5e-324, 1e-300, 1e-12):
+            assert np.all(np.isfinite(fn([0.3, qh], 0.7, 0.5)))
+        below, above = fn([0.3, 0.99999e-8], 0.7, 0.5), fn([0.3, 1.00001e-8], 0.7, 0.5)
+        assert np.allclose(below, above, rtol=0, atol=1e-9)
     assert perceptron.binary_storage_free_entropy([0.3, 0.0], 0.0) == pytest.approx(math.log(2.0), abs=1e-15)

@@ -70,17 +70,27 @@ def _ts_out(R, p=None):
     return _K.ts_out(z, w, R, 1.0 - R if p is None else p, 0.0)
 
 
-# the averages of _is_in at q_hat = 0, where the q_hat-derivatives are 0/0 pointwise: the series
-# E f(sqrt(q_hat) z) = f(0) + f2 q_hat/2 + f4 q_hat^2/8 + ... (f2, f4 = 2nd, 4th derivative at 0)
-# gives log 2, E sech^2 = 1, its derivative -1, E sech^4 = 1, d/dq_hat E log2cosh = 1/2,
-# d^2/dq_hat^2 E log2cosh = -1/2, E tanh^2 = 0
-_IS_IN_AT_0 = (math.log(2.0), 1.0, -1.0, 1.0, 0.5, -0.5, 0.0)   # a tuple, as the kernel returns
+# small q_hat: the q_hat-derivatives are 0/0 pointwise at q_hat = 0 and lose precision (or divide
+# by an underflowed power) below ~1e-8.  There the series E f(sqrt(q_hat) z) = sum_n f_2n(0)
+# q_hat^n (2n-1)!!/(2n)! is used, to the order whose remainder is < 1e-16 for q_hat < 1e-8
+# (log cosh b = b^2/2 - b^4/12 + b^6/45, tanh^2 b = b^2 - 2 b^4/3, sech^4 b = 1 - 2 b^2 + 7 b^4/3).
+_QH_SERIES = 1e-8
+
+
+def _is_in_series(qh):
+    return (math.log(2.0) + qh / 2 - qh ** 2 / 4,      # E log 2cosh
+            1.0 - qh + 2 * qh ** 2,                    # E sech^2
+            -1.0 + 4 * qh,                             # d/dq_hat E sech^2
+            1.0 - 2 * qh + 7 * qh ** 2,                # E sech^4
+            0.5 - qh / 2,                              # d/dq_hat E log 2cosh
+            -0.5 + 2 * qh,                             # d^2/dq_hat^2 E log 2cosh
+            qh - 2 * qh ** 2)                          # E tanh^2
 
 
 def _is_in(qh):
     # layer of width 1/sqrt(q_hat) at z = 0: refine the level with q_hat (<= 3e-13 vs mpmath to 1e10)
-    if qh == 0.0:
-        return _IS_IN_AT_0
+    if qh < _QH_SERIES:
+        return _is_in_series(qh)
     if qh <= _QH_SMOOTH:
         z, w = gauss_hermite(_gh_n(qh, _GH_Z))
     else:
