@@ -131,11 +131,6 @@ def _order_never_none(t, *a, **k):
     assert all(o is not None for o in orders)
 
 
-def _ordered_transition(t, K, *a, **k):
-    assert t.order in (1, 2)
-    assert t.alpha_s <= t.alpha_c <= t.alpha_d
-
-
 def _flag_matches_at_line(r, kappa=0.0, method="zero_entropy"):
     assert bool(r.rs_stable) == bool(r.alpha_c <= r.alpha_AT * (1 + 1e-12))
 
@@ -399,12 +394,15 @@ def test_validity_flags_are_computed():
 
 
 def test_binary_storage_functional_at_small_q_hat():
-    """q_hat = 0 (alpha = 0) and subnormal q_hat used to divide by zero in the q_hat-derivatives;
+    """q_hat = 0 (alpha = 0) and subnormal q_hat (R_hat for teacher-student) used to divide by zero;
     below 1e-8 the exact series is used, continuous with the quadrature across the switch."""
-    for fn in (perceptron.binary_storage_free_entropy, perceptron.binary_storage_gradient,
-               perceptron.binary_storage_hessian):
+    P = perceptron
+    for fn, kw in [(f, {"kappa": 0.5}) for f in (P.binary_storage_free_entropy, P.binary_storage_gradient,
+                                                 P.binary_storage_hessian)] + \
+                  [(f, {}) for f in (P.binary_teacher_student_free_entropy, P.binary_teacher_student_gradient,
+                                     P.binary_teacher_student_hessian)]:
         for qh in (0.0, 5e-324, 1e-300, 1e-12):
-            assert np.all(np.isfinite(fn([0.3, qh], 0.7, 0.5)))
-        below, above = fn([0.3, 0.99999e-8], 0.7, 0.5), fn([0.3, 1.00001e-8], 0.7, 0.5)
+            assert np.all(np.isfinite(fn([0.3, qh], 0.7, **kw)))
+        below, above = fn([0.3, 0.99999e-8], 0.7, **kw), fn([0.3, 1.00001e-8], 0.7, **kw)
         assert np.allclose(below, above, rtol=0, atol=1e-9)
     assert perceptron.binary_storage_free_entropy([0.3, 0.0], 0.0) == pytest.approx(math.log(2.0), abs=1e-15)

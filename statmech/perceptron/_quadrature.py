@@ -98,9 +98,25 @@ def _is_in(qh):
     return _K.is_in(z, w, qh, 0.0)
 
 
+def _ts_in_series(qh):
+    # E g(u), u = sqrt(q_hat) z + q_hat: E u = q_hat, E u^2 = q_hat + q_hat^2, E u^3 = 3 q_hat^2 + ...,
+    # E u^4 = 3 q_hat^2 + 6 q_hat^3, ...; E tanh = E tanh^2 = q_hat - q_hat^2 (Nishimori)
+    return (math.log(2.0) + qh / 2 + qh ** 2 / 4,      # E log 2cosh
+            1.0 - qh + qh ** 2,                        # E (1 - tanh)
+            1.0 - qh + qh ** 2,                        # E sech^2
+            -1.0 + 2 * qh,                             # d/dq_hat E (1 - tanh)
+            -1.0 + 2 * qh,                             # d/dq_hat E sech^2
+            1.0 - 2 * qh + 5 * qh ** 2,                # E sech^4
+            0.5 + qh / 2,                              # d/dq_hat E log 2cosh
+            0.5 - qh,                                  # d^2/dq_hat^2 E log 2cosh
+            qh - qh ** 2)                              # E tanh^2
+
+
 def _ts_in(qh):
     # layer at z = -sqrt(q_hat): cached shifted rule up to q_hat = 16, then breaks at the layer
     # and one unit above it, level 6 (<= 2e-15 vs mpmath to q_hat = 100, ~2e-7 at 300)
+    if qh < _QH_SERIES:
+        return _ts_in_series(qh)
     if qh <= _QH_SMOOTH or qh <= 16.0:
         z, w, c = _rule(-math.sqrt(qh), qh <= _QH_SMOOTH, _gh_n(qh, _GH_Z))
         return _K.ts_in(z, w, qh, c)
