@@ -247,7 +247,8 @@ CASES = {
     # tree committee machine
     "committee.tcm_storage": (C.tcm_storage, args(ALPHA, st.sampled_from([1, 3])), {"n": 1}),
     "committee.tcm_capacity": (C.tcm_capacity, args(ODD_K), {"inf": ("result",)}),
-    "committee.tcm_capacity_point": (C.tcm_capacity_point, args(st.sampled_from([1, 3])), {"n": 1}),
+    "committee.tcm_capacity_point": (C.tcm_capacity_point, args(st.sampled_from([1, 3]), st.just("sign"), st.just("rs")),
+                                      {"n": 1}),
     "committee.tcm_at_line": (C.tcm_at_line, args(st.sampled_from([1, 3])), {"n": 1}),
     "committee.tcm_at_line_point": (C.tcm_at_line_point, args(st.sampled_from([1, 3])), {"n": 1}),
     "committee.tcm_capacity_1rsb_point": (C.tcm_capacity_1rsb_point, args(st.sampled_from([1, 3])), {"n": 0}),
@@ -264,6 +265,20 @@ CASES = {
     "committee.relu_at_line": (C.relu_at_line, args(st.just(2)), {"n": 1}),
     "committee.relu_1rsb_alpha_rqmc": (C.relu_1rsb_alpha_rqmc, args(st.floats(0.1, 0.9), st.floats(0.1, 5.0)), {"n": 0}),
     "committee.relu_capacity_1rsb_rqmc": (C.relu_capacity_1rsb_rqmc, args(st.just(4), progress=st.just(False)), {"n": 0}),
+    # merged from main (RSB at K = inf, Ising 1RSB): the slow sweep only, their cost is not measured here
+    "committee.sign_capacity_large_K": (C.sign_capacity_large_K, args(st.floats(10.0, 1e6)), {"n": 0}),
+    "committee.sign_capacity_large_K_point": (C.sign_capacity_large_K_point, args(st.floats(10.0, 1e6)), {"n": 0}),
+    "committee.tcm_capacity_inf_point": (C.tcm_capacity_inf_point, args(st.sampled_from(["relu", "erf"]),
+                                                                        st.sampled_from(["rs", "1rsb", "frsb"])), {"n": 0}),
+    "committee.tcm_kstep_inf": (C.tcm_kstep_inf, args(st.sampled_from(["relu", "erf"]), st.sampled_from([1, 2])), {"n": 0}),
+    "committee.tcm_output_kernel": (C.tcm_output_kernel, args(st.floats(-1.0, 1.0), st.sampled_from(["relu", "erf"])),
+                                    {"n": 2}),
+    "perceptron.binary_capacity_1rsb": (P.binary_capacity_1rsb, args(st.floats(0.0, 2.0)), {"n": 0}),
+    "perceptron.binary_rsb_free_entropy": (P.binary_rsb_free_entropy, args(st.just(0.2), st.just(0.6), st.just(0.5),
+                                                                           st.just(2.0), UNIT, st.floats(0.0, 1.0)),
+                                           {"n": 0}),
+    "perceptron.binary_storage_1rsb": (P.binary_storage_1rsb, args(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), {"n": 0}),
+    "perceptron.spherical_storage_reference": (P.spherical_storage_reference, args(ALPHA, KAPPA), {"n": 0}),
     # Franz-Parisi
     "franz_parisi.binary_perceptron": (F.binary_perceptron, args(st.floats(0.0, 1.0), st.floats(0.0, 0.5), st.floats(0.0, 1.0)),
                                        {"n": 1}),
@@ -386,9 +401,9 @@ def test_validity_flags_are_computed():
     ze = perceptron.binary_capacity_point(0.0)
     assert gd.rs_stable is False and gd.alpha_c == pytest.approx(4 / math.pi, rel=1e-14)
     assert ze.rs_stable is True and ze.entropy == pytest.approx(0.0, abs=1e-12) and ze.replicon > 0
-    t3 = committee.tcm_capacity_point(3)
+    t3 = committee.tcm_capacity_point(3, "sign", "rs")
     assert t3.alpha_c == pytest.approx(committee.tcm_capacity(3), rel=1e-14) and t3.rs_stable is False
-    assert committee.tcm_capacity_point(1).rs_stable is True
+    assert committee.tcm_capacity_point(1, "sign", "rs").rs_stable is True
     ref = franz_parisi.equilibrium_spherical(12.0, -1.0)        # above the AT line of kappa = -1
     assert ref.replicon < 0 and ref.rs_stable is False
 

@@ -22,8 +22,8 @@ def register(sub):
     s.required = True
     c = s.add_parser("capacity", help="storage capacity alpha_c(K)")
     c.add_argument("--K", type=_K, required=True, help="number of hidden units (odd for sign, even for relu, or inf)")
-    c.add_argument("--activation", default="sign", help="sign | relu (default sign)")
-    c.add_argument("--ansatz", default="rs", help="rs | 1rsb (default rs)")
+    c.add_argument("--activation", default="sign", help="sign | relu | erf (erf: K = inf only; default sign)")
+    c.add_argument("--ansatz", default="rs", help="rs | 1rsb | frsb (frsb: K = inf only; default rs)")
     c.add_argument("--json", action="store_true", help="JSON output")
     c.set_defaults(func=_capacity)
     st = s.add_parser("storage", help="RS saddle point (q, entropy, replicon) at alpha (sign: any odd K; relu: K = 2)")
@@ -37,20 +37,26 @@ def register(sub):
 def _capacity(args):
     from .. import committee as cm
     K, act, ans = args.K, args.activation, args.ansatz
-    data = {"K": K, "activation": act, "ansatz": ans}
-    if act == "sign" and K == math.inf:           # alpha_c = inf (RS and 1RSB): no point to check
-        a = cm.tcm_capacity(K, act, ans)
-        return emit(args, {**data, "alpha_c": a}, f"alpha_c(K={K}, {act}, {ans}) = {a:.12g}")
-    r = cm.tcm_capacity_point(K, act, ans)
-    a = float(r.alpha_c)
-    err = r.extra.get("stderr", r.extra.get("quadrature_error"))
-    if act == "relu" and ans == "rs" and K != math.inf:
-        err = cm.relu_rs_capacity_error(K)
-    data.update(alpha_c=a, replicon=r.replicon)
+    err, r = None, None
+    finite = not (isinstance(K, float) and math.isinf(K))
+    if act == "sign" and ans == "1rsb" and finite:
+        r = cm.tcm_capacity_1rsb_point(K)          # one solve; the error estimate comes with it
+        err = r.extra.get("stderr", r.extra.get("quadrature_error"))
+    elif act == "relu" and ans == "1rsb" and K in (4, 6):
+        r = cm.relu_capacity_1rsb_rqmc(K, progress=False)
+        err = r.extra["stderr"]
+    elif ans == "rs" and finite:
+        r = cm.tcm_capacity_point(K, act, ans)     # with the replicon near capacity and rs_stable
+        if act == "relu":
+            err = cm.relu_rs_capacity_error(K)
+    a = float(r.alpha_c) if r is not None else cm.tcm_capacity(K, act, ans)
+    data = {"K": K, "activation": act, "ansatz": ans, "alpha_c": a}
     if err is not None:
         data["standard_error"] = float(err)
     text = f"alpha_c(K={K}, {act}, {ans}) = {a:.12g}" + (f" +- {float(err):.2g}" if err else "")
-    return emit_result(args, data, r, text)
+    if r is None:
+        return emit(args, data, text)
+    return emit_result(args, {**data, "replicon": r.replicon}, r, text)
 
 
 def _storage(args):

@@ -3,6 +3,7 @@
 Examples::
 
     statmech perceptron capacity --kappa 0.5 --json
+    statmech perceptron capacity --kappa -1 --ansatz frsb --json
     statmech perceptron capacity --weights binary --method gardner_derrida
     statmech perceptron storage --alpha 1.2 --kappa 0.0 --weights spherical --json
     statmech perceptron teacher-student --alpha 1.0 --weights binary --branch poor --json
@@ -23,6 +24,8 @@ def register(sub):
     c.add_argument("--weights", choices=("spherical", "binary"), default="spherical")
     c.add_argument("--method", choices=("zero_entropy", "gardner_derrida"), default="zero_entropy",
                    help="binary weights only: zero RS entropy (default, exact) or RS q -> 1")
+    c.add_argument("--ansatz", choices=("rs", "1rsb", "frsb"), default="rs",
+                   help="spherical weights: replica ansatz of the SAT/UNSAT line (default rs)")
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=run_capacity)
 
@@ -60,9 +63,14 @@ def run_capacity(args):
     if args.weights == "spherical":
         if args.method != "zero_entropy":
             raise ValueError("method applies to --weights binary only")
-        r = P.gardner_capacity_point(args.kappa)
-    else:
-        r = P.binary_capacity_point(args.kappa, method=args.method)
+        r = P.gardner_capacity_point(args.kappa, args.ansatz)
+        a = float(r.alpha_c)
+        d = {"alpha": a, "alpha_c": a, "converged": r.converged, "residual": r.residual, "replicon": r.replicon,
+             **r.order_params, **{k: r.extra[k] for k in ("error", "alpha_K") if k in r.extra}}
+        return emit_result(args, d, r, text=f"alpha_c = {a:.15g} ({r.ansatz})")
+    if args.ansatz != "rs":
+        raise ValueError("ansatz applies to --weights spherical only (binary: rs)")
+    r = P.binary_capacity_point(args.kappa, method=args.method)
     a = float(r.alpha_c)
     return emit_result(args, {"alpha_c": a, "replicon": r.replicon}, r, text=f"alpha_c = {a:.15g}")
 

@@ -12,6 +12,7 @@ from ..errors import check_choice
 from ..saddle import SaddlePoint
 from ._common import ACTIVATIONS, ANSATZE, _check_K
 from .large_k import _relu_inf_1rsb_point
+from .large_k_rsb import INF_ACTIVATIONS, INF_ANSATZE, tcm_capacity_inf_point
 from .relu_1rsb import relu_capacity_1rsb_rqmc
 from .relu_k2 import _RELU2_LEVELS, _relu2_storage_one, _relu_storage, relu_capacity_1rsb_point
 from .relu_rs import _alpha_rs_relu
@@ -52,9 +53,16 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
       with an importance-sampled inner average (:func:`relu_capacity_1rsb_rqmc`, ~1 min; 2.3167 +- 0.0008
       from finer point sets); ``K = 6``: 2.578 +- 0.002 (same method, ~1.5 min; 2.581 +- 0.003 from finer sets);
       ``K = math.inf`` (effective perceptron with kernel Q, Eq. 1RSB.1); K >= 8 not implemented.
+    * ``K = math.inf`` also takes ``activation="erf"`` (g = erf(x/sqrt 2)) and ``ansatz="frsb"``
+      (relu, erf: the full-RSB SAT/UNSAT point, :func:`tcm_capacity_inf_point`, ~20 s, cached;
+      erf rs: 4 sqrt(3)/pi; sign: ``math.inf`` in every ansatz, see
+      :func:`sign_capacity_large_K` for the growth with K).  Finite K with erf or frsb: ValueError.
     """
-    check_choice("activation", activation, ACTIVATIONS)
-    check_choice("ansatz", ansatz, ANSATZE)
+    check_choice("activation", activation, ACTIVATIONS + ("erf",))
+    check_choice("ansatz", ansatz, ANSATZE + ("frsb",))
+    if activation == "erf" or ansatz == "frsb":
+        _check_inf(K, activation, ansatz)
+        return math.inf if activation == "sign" else float(tcm_capacity_inf_point(activation, ansatz).alpha_c)
     k = _check_K(K, activation)
     if activation == "sign":
         if ansatz == "rs":
@@ -75,6 +83,38 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
         raise ValueError(f"K must be 2, 4, 6 or math.inf for the ReLU 1RSB capacity (K >= 8 not validated; "
                          f"alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
     return float(_relu_inf_1rsb_point().alpha_c)
+
+
+def _check_inf(K, activation, ansatz):
+    if isinstance(K, float) and K == math.inf:
+        return
+    if ansatz not in ANSATZE:
+        raise ValueError(f"ansatz must be one of {', '.join(map(repr, ANSATZE))} at finite K "
+                         f"({ansatz!r} needs K = math.inf), got {ansatz!r} with K={K!r}")
+    raise ValueError(f"K must be math.inf for activation={activation!r} (finite K is implemented for sign "
+                     f"and relu only), got {K!r}")
+
+
+def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
+    r"""SaddlePoint of the SAT/UNSAT point, with its validity flag.
+
+    ``K = math.inf`` (:func:`tcm_capacity_inf_point`): activation relu or erf, ansatz rs, 1rsb or
+    frsb.  Sign units at K = inf have infinite capacity: :func:`sign_capacity_large_K_point`
+    gives the large-K theory.  Finite K, ``ansatz="rs"`` (activation sign or relu; pass them, the
+    defaults are those of K = inf): the RS value with its replicon computed near capacity and
+    ``rs_stable`` (see ``_finite_capacity_point`` below).  Finite-K 1RSB points:
+    :func:`tcm_capacity_1rsb_point` (sign), :func:`relu_capacity_1rsb_point` (K = 2),
+    :func:`relu_capacity_1rsb_rqmc` (K = 4, 6).
+    """
+    if not (isinstance(K, float) and K == math.inf) and activation in ACTIVATIONS and ansatz == "rs":
+        return _finite_capacity_point(K, activation)
+    check_choice("activation", activation, INF_ACTIVATIONS)
+    check_choice("ansatz", ansatz, INF_ANSATZE)
+    _check_inf(K, activation, ansatz)
+    if activation == "sign":
+        raise ValueError("activation='sign' has infinite capacity at K = math.inf in every ansatz; "
+                         "use sign_capacity_large_K_point(K) for the large-K theory")
+    return tcm_capacity_inf_point(activation, ansatz)
 
 
 def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-3, method=None):
@@ -134,45 +174,23 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-
     return _sign_storage(alpha, K, level, tol, method)
 
 
-def tcm_capacity_point(K, activation="sign", ansatz="rs"):
-    r"""Storage capacity of the tree committee machine as a SaddlePoint, with its validity flag.
+def _finite_capacity_point(K, activation):
+    r"""Finite-K RS capacity of the tree committee machine as a SaddlePoint, with its validity flag.
 
-    ``thermo["alpha_c"]`` is :func:`tcm_capacity` (same arguments).  For ``ansatz="1rsb"`` the
-    result is that of :func:`tcm_capacity_1rsb_point`, :func:`relu_capacity_1rsb_point`,
-    :func:`relu_capacity_1rsb_rqmc` (``ansatz = "1rsb"``; ``rs_stable`` None: not an RS value).
-
-    For ``ansatz="rs"`` the RS value is checked, not assumed: ``replicon`` is the replicon
-    (Eq. RS.3) of the RS solution computed on the RS branch close to capacity -- at
-    ``q = 0.95`` for sign units (``extra["probe_q"]``, ``extra["probe_alpha"]`` = the alpha of
-    that point; e.g. K = 3: alpha = 3.5496, replicon = -20.6; K = 1: positive), at
-    ``alpha = 1.32`` for ReLU K = 2 -- and ``rs_stable = replicon > 0``.  The replicon decreases
-    along the branch towards capacity (for K >= 3 it tends to -inf as q -> 1; for K = 1 and
-    ReLU K = 2 to 0, marginal), so a negative probe means RS is unstable at capacity and the
-    RS alpha_c is only an upper bound.  Cost: ~2 s (K = 3), ~4 s (K = 5) at the default
-    quadrature of :func:`tcm_storage`.
-    Where no replicon is implemented (ReLU K >= 4, K = inf) ``replicon`` and ``rs_stable`` are
-    None (unknown); sign K = inf raises ValueError (alpha_c^RS is infinite).
+    ``thermo["alpha_c"]`` is :func:`tcm_capacity` (same arguments).  The RS value is checked, not
+    assumed: ``replicon`` is the replicon (Eq. RS.3) of the RS solution computed on the RS branch
+    close to capacity -- at ``q = 0.95`` for sign units (``extra["probe_q"]``,
+    ``extra["probe_alpha"]`` = the alpha of that point; e.g. K = 3: alpha = 3.5496, replicon =
+    -20.6; K = 1: alpha = 1.836, replicon 0.205), at ``alpha = 1.32`` for ReLU K = 2 -- and
+    ``rs_stable = replicon > 0``.  The replicon decreases along the branch towards capacity (for
+    K >= 3 it tends to -inf as q -> 1; for K = 1 and ReLU K = 2 to 0, marginal), so a negative
+    probe means RS is unstable at capacity and the RS alpha_c is only an upper bound.  Cost:
+    ~2 s (K = 3), ~4 s (K = 5) at the default quadrature of :func:`tcm_storage`.
+    Where no replicon is implemented (ReLU K >= 4) ``replicon`` and ``rs_stable`` are None (unknown).
     """
-    check_choice("activation", activation, ACTIVATIONS)
-    check_choice("ansatz", ansatz, ANSATZE)
     k = _check_K(K, activation)
-    if ansatz == "1rsb":
-        if activation == "sign":
-            if k == math.inf:
-                raise ValueError("K must be finite for the sign 1RSB capacity point (alpha_c grows like (8/pi) "
-                                 "sqrt(ln K), see tcm_1rsb_large_K), got K=inf")
-            return tcm_capacity_1rsb_point(k)
-        if k == 2:
-            return relu_capacity_1rsb_point(2)
-        if k in (4, 6):
-            return relu_capacity_1rsb_rqmc(k)
-        if k == math.inf:
-            return _relu_inf_1rsb_point()
-        raise ValueError(f"K must be 2, 4, 6 or math.inf for the ReLU 1RSB capacity, got {K!r}")
     params = {"K": k, "activation": activation}
     if activation == "sign":
-        if k == math.inf:
-            raise ValueError("K must be finite for the sign RS capacity point (alpha_c^RS = inf at K = inf)")
         alpha_probe, rep = _at_alpha_replicon(k, _PROBE_Q, _rs_level_arg(k, None, None))
         extra = {"probe_q": _PROBE_Q, "probe_alpha": float(alpha_probe)}
         ac = _alpha_rs_sign(k)

@@ -112,15 +112,24 @@ ones ``*_rsb.py`` on the RSB core :mod:`statmech.rsb`), on top of shared private
     1RSB and full RSB of the spherical perceptron, kappa < 0 included: the jamming line
     (``gardner_capacity_point``, ``jamming_kstep``, ``jamming_replicon``) and storage at
     finite alpha (docs/rsb.md, Eqs. P1, J4, J6)
+``binary_rsb.py``
+    1RSB of the Ising perceptron on the RSB core (docs/rsb.md "Binary perceptron"):
+    ``binary_capacity_1rsb`` (Krauth--Mézard from the frozen general equations),
+    ``binary_storage_1rsb``, ``binary_rsb_free_entropy``
+``spherical_storage_reference.py``
+    (S1)-(S2) again, written only with the cores (sympy kernel, Gaussian rule, bracketed root):
+    the template a new model copies (README, "Adding a model") and the cross-check of the
+    numba path (``spherical_storage_reference``)
 ``api.py``
-    ``gardner_capacity`` and ``spherical_storage``: choose the theory by ``ansatz``
+    ``gardner_capacity``, ``spherical_storage``, ``binary_storage``, ``binary_capacity``:
+    choose the theory by ``ansatz``
 ``phase_diagram.py``
     ``binary_storage_problem`` (the continuation problem of (B1)) and ``perceptron_lines``
     (capacities in the (kappa, alpha) plane by the continuation engine)
 """
 from __future__ import annotations
 
-from .binary_storage_rs import (binary_capacity, binary_capacity_point, binary_storage, binary_storage_at_line,
+from .binary_storage_rs import (binary_capacity_point, binary_storage_at_line,
                                 binary_storage_free_entropy, binary_storage_gradient,
                                 binary_storage_hessian, binary_storage_residual)
 from .binary_teacher_student_rs import (BinaryTeacherStudentTransition, binary_teacher_student,
@@ -128,10 +137,12 @@ from .binary_teacher_student_rs import (BinaryTeacherStudentTransition, binary_t
                                         binary_teacher_student_gradient, binary_teacher_student_hessian,
                                         binary_teacher_student_residual, binary_teacher_student_transition)
 from .phase_diagram import binary_storage_problem, perceptron_lines
-from .api import gardner_capacity, spherical_storage
+from .api import binary_capacity, binary_storage, gardner_capacity, spherical_storage
+from .binary_rsb import binary_capacity_1rsb, binary_rsb_free_entropy, binary_storage_1rsb
 from .spherical_rsb import gardner_capacity_point, jamming_kstep, jamming_replicon
 from .spherical_storage_rs import (spherical_storage_at_line, spherical_storage_free_entropy, spherical_storage_gradient,
                                    spherical_storage_hessian, spherical_storage_residual)
+from .spherical_storage_reference import spherical_storage_reference
 from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_student,
                                            spherical_teacher_student_asymptotic,
                                            spherical_teacher_student_free_entropy,
@@ -143,6 +154,7 @@ __all__ = [
     "gardner_capacity", "gardner_capacity_point", "jamming_kstep", "jamming_replicon", "spherical_storage", "spherical_teacher_student",
     "spherical_teacher_student_asymptotic", "SPHERICAL_TS_ASYMPTOTIC_CONSTANT",
     "binary_storage", "binary_capacity", "binary_capacity_point", "binary_teacher_student",
+    "binary_storage_1rsb", "binary_capacity_1rsb", "binary_rsb_free_entropy",
     "spherical_storage_at_line", "binary_storage_at_line",
     "binary_teacher_student_transition", "BinaryTeacherStudentTransition",
     "spherical_storage_free_entropy", "spherical_storage_gradient", "spherical_storage_hessian",
@@ -153,7 +165,7 @@ __all__ = [
     "binary_teacher_student_hessian",
     "spherical_storage_residual", "spherical_teacher_student_residual", "binary_storage_residual",
     "binary_teacher_student_residual",
-    "binary_storage_problem", "perceptron_lines",
+    "binary_storage_problem", "perceptron_lines", "spherical_storage_reference",
 ]
 
 

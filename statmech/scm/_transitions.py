@@ -50,7 +50,8 @@ def transitions(K, activation="erf", *, method="auto"):
     the only minimum at every alpha and there is no transition).
     Raises ConvergenceError when the chosen solver fails: "direct" where the latent heat is below
     double precision (alpha_c undetermined to 1e-9 alpha_c: ReLU 2 < K <~ 2.03 and K >~ 1e3, erf
-    2 < K <~ 2.01; "auto" uses the Landau reduction there), where alpha(delta) stays within
+    2 < K <~ 2.01; "auto" uses the Landau reduction there; for 0 < K - 2 <~ 1e-6, where the gaps
+    are below 1e-13 alpha_d, it reports order 2), where alpha(delta) stays within
     rounding of alpha_d (order undetermined), or where R = S does not lose stability for
     alpha <= max(40 pi K + 400, 40 / m''(0)); "continuation" where the engine finds no
     instability of R = S, no specialized branch or no coexistence (e.g. ReLU K >~ 100, erf
