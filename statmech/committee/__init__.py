@@ -116,7 +116,7 @@ from .relu_rs import relu_rs_capacity_error
 from .sign_1rsb import tcm_capacity_1rsb_point, tcm_capacity_1rsb_rqmc
 from .sign_rs import tcm_at_line, tcm_at_line_point
 
-__all__ = ["tcm_storage", "tcm_capacity", "tcm_at_line", "tcm_at_line_point", "tcm_capacity_1rsb_point",
+__all__ = ["tcm_storage", "tcm_capacity", "tcm_capacity_point", "tcm_at_line", "tcm_at_line_point", "tcm_capacity_1rsb_point",
            "tcm_capacity_1rsb_rqmc", "rs_large_K_coefficient", "monasson_zecchina",
            "one_rsb_large_K_coefficient", "tcm_1rsb_large_K", "relu_kernel_Q", "relu_rs_capacity_error",
            "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",

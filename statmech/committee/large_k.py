@@ -181,7 +181,7 @@ def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16):
                        {"q0": q0, "y_hat": yh, "y": _PHI0SQ48 * yh * math.exp(0.5 * ln_K) if ln_K < 1400 else math.inf},
                        {"alpha_c": ac, "ratio": ac / math.sqrt(ln_K)}, converged=True,
                        residual=info.residual, iterations=info.iterations + r.nit, hessian_eigenvalues=ev,
-                       extra={"quadrature_error": abs(fine - ac), "coefficient": one_rsb_large_K_coefficient()})
+                       ansatz="1rsb", extra={"quadrature_error": abs(fine - ac), "coefficient": one_rsb_large_K_coefficient()})
 
 
 # --------------------------------------------------------------------------- balanced ReLU units, K = inf
@@ -216,4 +216,4 @@ def _relu_inf_1rsb_point():
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": math.inf, "activation": "relu"},
                        {"q0": q0, "y": math.exp(info.x[1])}, {"alpha_c": f(info.x)},
                        converged=True, residual=info.residual, iterations=info.iterations,
-                       hessian_eigenvalues=np.linalg.eigvalsh(Hm), extra={"ansatz": "1rsb"})
+                       hessian_eigenvalues=np.linalg.eigvalsh(Hm), ansatz="1rsb", extra={"ansatz": "1rsb"})

@@ -227,7 +227,7 @@ def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
         return _capacity_1rsb_rqmc_cached(k)
     if k == 1:
         return SaddlePoint("committee.tcm_capacity_1rsb", {"K": 1, "activation": "sign"},
-                           {"q0": 1.0, "y": 0.0}, {"alpha_c": 2.0}, extra={"ansatz": "1rsb",
+                           {"q0": 1.0, "y": 0.0}, {"alpha_c": 2.0}, ansatz="1rsb", extra={"ansatz": "1rsb",
                            "note": "perceptron: 1RSB reduces to RS (minimum on the y -> 0 boundary)",
                            "quadrature_error": 0.0})
     n0, l0, nf, nc = _1RSB_ORDER[k]
@@ -241,7 +241,7 @@ def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": k, "activation": "sign"},
                        {"q0": q0, "y": y}, {"alpha_c": ac}, converged=True, residual=info.residual,
                        iterations=info.iterations, hessian_eigenvalues=eig,
-                       extra={"ansatz": "1rsb", "quadrature_error": abs(fine - ac), "alpha_c_fine": fine})
+                       ansatz="1rsb", extra={"ansatz": "1rsb", "quadrature_error": abs(fine - ac), "alpha_c_fine": fine})
 
 
 @lru_cache(maxsize=64)
@@ -249,7 +249,7 @@ def _capacity_1rsb_rqmc_cached(k):
     r = tcm_capacity_1rsb_rqmc(k, reps=24)
     return SaddlePoint(r.model, r.params, r.order_params, r.thermo, converged=r.converged,
                        residual=r.residual, iterations=r.iterations,
-                       hessian_eigenvalues=r.hessian_eigenvalues,
+                       hessian_eigenvalues=r.hessian_eigenvalues, ansatz=r.ansatz,
                        extra={**r.extra, "quadrature_error": 2.0 * r.extra["stderr"]})
 
 
@@ -415,6 +415,6 @@ def tcm_capacity_1rsb_rqmc(K, *, log2_points=10, seed=0, x0=None, reps=8):
                        {"q0": 1.0 / (1.0 + math.exp(-info.x[0])), "y": math.exp(info.x[1])},
                        {"alpha_c": float(np.mean(vals))}, converged=True, residual=info.residual,
                        iterations=info.iterations, hessian_eigenvalues=eig,
-                       extra={"ansatz": "1rsb", "stderr": se, "alpha_c_search_set": ac,
+                       ansatz="1rsb", extra={"ansatz": "1rsb", "stderr": se, "alpha_c_search_set": ac,
                               "alpha_c_sets": [float(v) for v in vals], "points": 2 ** m,
                               "note": f"RQMC outer average; stderr over {len(vals)} scramblings"})

@@ -272,7 +272,9 @@ class Problem:
         return _d_dp(self.f, x, p, self.affine_in_p)
 
     def margin(self, x, p, J=None):
-        """Stability margin: > 0 stable, < 0 unstable (inf when not assessed)."""
+        """Stability margin: > 0 stable, < 0 unstable; inf when not assessed (``stability="none"``),
+        NaN where it cannot be evaluated (the stability callable raised ValueError, or the
+        Jacobian is not finite), which :attr:`Branch.stable` reports as not stable."""
         mode = self.stability_mode
         if callable(mode):
             try:

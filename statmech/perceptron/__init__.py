@@ -161,7 +161,7 @@ ones ``*_rsb.py`` on the RSB core :mod:`statmech.rsb`), on top of shared private
 """
 from __future__ import annotations
 
-from .binary_storage_rs import (binary_storage_at_line,
+from .binary_storage_rs import (binary_capacity_point, binary_storage_at_line,
                                 binary_storage_free_entropy, binary_storage_gradient,
                                 binary_storage_hessian, binary_storage_residual)
 from .binary_teacher_student_rs import (BinaryTeacherStudentTransition, binary_teacher_student,
@@ -185,7 +185,7 @@ from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_
 __all__ = [
     "gardner_capacity", "gardner_capacity_point", "jamming_kstep", "jamming_replicon", "spherical_storage", "spherical_teacher_student",
     "spherical_teacher_student_asymptotic", "SPHERICAL_TS_ASYMPTOTIC_CONSTANT",
-    "binary_storage", "binary_capacity", "binary_teacher_student",
+    "binary_storage", "binary_capacity", "binary_capacity_point", "binary_teacher_student",
     "binary_storage_1rsb", "binary_capacity_1rsb", "binary_rsb_free_entropy",
     "spherical_storage_at_line", "binary_storage_at_line",
     "binary_teacher_student_transition", "BinaryTeacherStudentTransition",

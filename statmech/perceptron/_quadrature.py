@@ -12,6 +12,7 @@ its nodes come from the table :func:`_table` built here once.  Accuracy against 
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -45,11 +46,44 @@ def _ts_out(R, p=None):
     return _K.ts_out_at(R, 1.0 - R if p is None else p, *_table())
 
 
+# small q_hat: the q_hat-derivatives are 0/0 pointwise at q_hat = 0 and lose precision (or divide
+# by an underflowed power) below ~1e-8.  There the series E f(sqrt(q_hat) z) = sum_n f_2n(0)
+# q_hat^n (2n-1)!!/(2n)! is used, to the order whose remainder is < 1e-16 for q_hat < 1e-8
+# (log cosh b = b^2/2 - b^4/12 + b^6/45, tanh^2 b = b^2 - 2 b^4/3, sech^4 b = 1 - 2 b^2 + 7 b^4/3).
+_QH_SERIES = 1e-8
+
+
+def _is_in_series(qh):
+    # the slots of ``_equations.is_in``
+    return (math.log(2.0) + qh / 2 - qh ** 2 / 4,      # E log 2cosh
+            1.0 - qh + 2 * qh ** 2,                    # E sech^2
+            -1.0 + 4 * qh,                             # d/dq_hat E sech^2
+            1.0 - 2 * qh + 7 * qh ** 2,                # E sech^4
+            qh - 2 * qh ** 2)                          # E tanh^2
+
+
 def _is_in(qh):
-    """E_z of the Ising storage entropic channel at q_hat."""
+    """E_z of the Ising storage entropic channel at q_hat (the series below q_hat = 1e-8)."""
+    if qh < _QH_SERIES:
+        return _is_in_series(qh)
     return _K.is_in_at(qh, *_table())
 
 
+def _ts_in_series(qh):
+    # E g(u), u = sqrt(q_hat) z + q_hat: E u = q_hat, E u^2 = q_hat + q_hat^2, E u^3 = 3 q_hat^2 + ...,
+    # E u^4 = 3 q_hat^2 + 6 q_hat^3, ...; E tanh = E tanh^2 = q_hat - q_hat^2 (Nishimori)
+    return (math.log(2.0) + qh / 2 + qh ** 2 / 4,      # E log 2cosh
+            1.0 - qh + qh ** 2,                        # E (1 - tanh)
+            1.0 - qh + qh ** 2,                        # E sech^2
+            -1.0 + 2 * qh,                             # d/dq_hat E (1 - tanh)
+            -1.0 + 2 * qh,                             # d/dq_hat E sech^2
+            1.0 - 2 * qh + 5 * qh ** 2,                # E sech^4
+            qh - qh ** 2)                              # E tanh^2
+
+
 def _ts_in(qh):
-    """E_z of the Ising teacher--student entropic channel at q_hat."""
+    """E_z of the Ising teacher--student entropic channel at q_hat (the series below 1e-8)."""
+    if qh < _QH_SERIES:
+        return _ts_in_series(qh)
     return _K.ts_in_at(qh, *_table())
+

@@ -23,7 +23,7 @@ from ._branches_nb import BS_COLS, TAIL_COLS
 from ._quadrature import _is_in, _st_out
 from .spherical_storage_rs import _gardner_inv, _inv_capacity
 
-__all__ = ["binary_storage", "binary_capacity", "binary_storage_at_line",
+__all__ = ["binary_storage", "binary_capacity", "binary_capacity_point", "binary_storage_at_line",
            "binary_storage_free_entropy", "binary_storage_gradient", "binary_storage_hessian",
            "binary_storage_residual"]
 
@@ -158,6 +158,29 @@ def binary_capacity(kappa=0.0, method="zero_entropy"):
     kk = np.ascontiguousarray(k, dtype=float).ravel()
     out = _run(_K.bs_capacity, ("alpha",) + TAIL_COLS, {"kappa": kk}, kk.reshape(-1, 1), residual=False)
     return float(out[0, 0]) if k.ndim == 0 else out[:, 0].reshape(k.shape)
+
+
+def binary_capacity_point(kappa=0.0, method="zero_entropy"):
+    r""":func:`binary_capacity` at one kappa as a SaddlePoint, with its RS validity flag.
+
+    ``thermo["alpha_c"]`` = ``binary_capacity(kappa, method)``; ``extra["alpha_AT"]`` =
+    :func:`binary_storage_at_line` (the computed root of the replicon (B3)).
+    ``method="zero_entropy"``: the RS saddle point at alpha_c (``q``, ``q_hat``, ``entropy`` = 0,
+    ``replicon`` (B3) and ``rs_stable = replicon > 0``; kappa = 0: alpha_c = 0.83308, replicon
+    0.4556, stable).  ``method="gardner_derrida"``: q -> 1 at alpha_c, where (B3) has no finite
+    evaluation point; ``replicon`` is None and ``rs_stable = alpha_c <= alpha_AT`` (kappa = 0:
+    4/pi > alpha_AT = 1.01465, so False: the Gardner--Derrida value is an RS artefact).
+    """
+    check_choice("method", method, ("zero_entropy", "gardner_derrida"))
+    k = float(check_range("kappa", kappa))
+    ac = float(binary_capacity(k, method))
+    a_at = float(binary_storage_at_line(k))
+    if method == "zero_entropy":
+        r = _bs_one(ac, k)
+        return replace(r, model="perceptron.binary_capacity", params={"kappa": k, "method": method},
+                       thermo={**r.thermo, "alpha_c": ac}, extra={**r.extra, "alpha_AT": a_at})
+    return SaddlePoint("perceptron.binary_capacity", {"kappa": k, "method": method}, {"q": 1.0},
+                       {"alpha_c": ac}, rs_stable=bool(ac <= a_at), extra={"alpha_AT": a_at})
 
 
 # =========================================================================== AT line

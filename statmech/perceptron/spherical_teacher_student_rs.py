@@ -125,12 +125,14 @@ def spherical_teacher_student_asymptotic(alpha):
     ``J = int ds G(s)^2/H(-s) = E_s[IM(-s)]``, so ``sqrt(1-R) ~ sqrt(pi/2)/(alpha J)`` and
     ``eps = arccos(R)/pi ~ sqrt(2(1-R))/pi = c/alpha`` with ``c = 1/(sqrt(pi) J) = 0.62465819...``
     (Engel & Van den Broeck Eq. 2.43).  Returns a dict with ``generalization_error``
-    (``c/alpha``), ``one_minus_R`` (``(pi c/alpha)^2/2``) and ``c``.  alpha > 0.
+    (``c/alpha``), ``one_minus_R`` (``(pi c/alpha)^2/2``) and ``c``.  alpha > 0; the form is
+    meant for alpha >> 1 (``one_minus_R`` is inf for alpha < ~1e-154, where it overflows).
     """
     a = check_range("alpha", alpha, 0.0, lo_open=True)
     c = _ts_asym_constant()
-    eps = c / a
-    out = {"generalization_error": eps, "one_minus_R": 0.5 * (math.pi * eps) ** 2, "c": c}
+    with np.errstate(over="ignore"):
+        eps = c / a
+        out = {"generalization_error": eps, "one_minus_R": 0.5 * (math.pi * eps) ** 2, "c": c}
     return {k: (float(v) if np.ndim(v) == 0 else v) for k, v in out.items()}
 
 

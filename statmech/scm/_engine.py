@@ -150,7 +150,9 @@ def scm_transitions(K, activation="erf", alpha_max=None, ds=0.005):
     two locally stable minima involving that branch; if there is none the transition is
     continuous and alpha_c = alpha_d.  alpha_s: the lowest fold (not at a branch point)
     where a stable branch begins; alpha_s = alpha_c for a continuous transition.
-    Returns a dict with the three values, ``order`` ("first"/"second") and the Analysis.
+    Returns a dict with the three values, ``order`` ("first"/"second"), the Analysis and
+    ``points`` (the fold, coexistence and branch points; ``fold`` and ``coexistence`` are None
+    for a continuous transition, which has neither).
     Raises ConvergenceError when the unspecialized branch, its loss of stability (within
     ``alpha_max``, default 14 K + 10 for erf, 20 otherwise) or the fold is not found.  For the
     transitions at any K use :func:`statmech.scm.transitions`.
