@@ -11,6 +11,7 @@ Krauth & Mézard 1989)::
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
