@@ -543,3 +543,33 @@ def test_unconverged_residual_raises(monkeypatch):
         P.spherical_storage(1.0)
     with pytest.raises(ConvergenceError, match="residual"):
         P.binary_teacher_student(1.0, "poor")
+
+
+def test_teacher_student_output_series_at_small_R():
+    """Below R = 1e-8 the output averages come from their series in R: equal to the
+    quadrature at the switch, equal to mpmath at R = 1e-9, finite (no 0/0) down to R = 0."""
+    import math
+
+    import mpmath as mp
+
+    from statmech.perceptron import spherical_teacher_student_hessian
+    from statmech.perceptron._quadrature import _ts_out, _ts_out_series
+
+    for x, y in zip(_ts_out_series(1.001e-8), _ts_out(1.001e-8)):     # at the switch, same R
+        assert x == pytest.approx(y, rel=2e-12, abs=1e-15)
+    mp.mp.dps = 40
+    R = mp.mpf("1e-9")
+    a = mp.sqrt(R / (1 - R))
+
+    def gi(R_):
+        b = mp.sqrt(R_ / (1 - R_))
+        return mp.quad(lambda t: mp.npdf(t) * 2 * mp.npdf(b * t) ** 2 / mp.ncdf(b * t), [-mp.inf, 0, mp.inf])
+
+    e = _ts_out(float(R))
+    assert e[1] == pytest.approx(float(gi(R)), rel=1e-14)
+    assert e[2] == pytest.approx(float(mp.diff(gi, R)), rel=1e-9)
+    hl = mp.quad(lambda t: mp.npdf(t) * 2 * mp.ncdf(a * t) * mp.log(mp.ncdf(a * t)), [-mp.inf, 0, mp.inf])
+    assert e[0] == pytest.approx(float(hl), rel=1e-14)
+    for R0 in (0.0, 2e-313, 1e-300):
+        assert all(math.isfinite(v) for v in _ts_out(R0))
+    assert np.all(np.isfinite(spherical_teacher_student_hessian([2e-313], 0.0)))

@@ -41,8 +41,28 @@ def _st_out(q, kappa, p=None):
     return _K.st_out_at(q, 1.0 - q if p is None else p, kappa, *_table())
 
 
+# small R: the R-derivatives of the teacher--student output averages are 0/0 pointwise at R = 0
+# and lose precision below R ~ 1e-8 (5e-13 there, 1e133 at R = 1e-300).  There the series in
+# a^2 = R/(1-R) of E f(a t) = f_0 + f_2 a^2 + 3 f_4 a^4 + ..., to O(R^2), is used (remainder < 1e-15).
+_R_SERIES = 1e-8
+
+
+def _ts_out_series(R):
+    # the slots of ``_equations.ts_out``: E hl, E gi, d/dR E gi, replicon average, d/dR E hl
+    pi = math.pi
+    g1, g2 = 4 / pi ** 2 - 2 / pi, 24 / pi ** 3 - 12 / pi ** 2 + 1 / pi
+    return (-math.log(2.0) + R / pi + R ** 2 / pi ** 2,
+            2 / pi + g1 * R + g2 * R ** 2,
+            g1 + 2 * g2 * R,
+            4 / pi ** 2 + (48 / pi ** 3 - 24 / pi ** 2 + 2 / pi) * R
+            + (720 / pi ** 4 - 480 / pi ** 3 + 92 / pi ** 2 - 4 / pi) * R ** 2,
+            1 / pi + 2 * R / pi ** 2)
+
+
 def _ts_out(R, p=None):
-    """E_t of the teacher--student output channel at R; p = 1 - R."""
+    """E_t of the teacher--student output channel at R; p = 1 - R (the series below R = 1e-8)."""
+    if 0.0 <= R < _R_SERIES:
+        return _ts_out_series(R)
     return _K.ts_out_at(R, 1.0 - R if p is None else p, *_table())
 
 
