@@ -1,7 +1,9 @@
 """Figure groups: one module per model, each with ``make(out_dir) -> list[Path]``.
 
 ``statmech figures`` (and :func:`make_all`) regenerates all of them from the public
-API.  Every image is written atomically (:func:`save`).
+API, the groups in parallel over the available cores.  Theory curves are computed live;
+simulation data are read from versioned files in ``figures/data`` (:mod:`._data`; each
+group lists its data sets in ``DATASETS``).  Every image is written atomically (:func:`save`).
 """
 from __future__ import annotations
 
@@ -9,7 +11,10 @@ import importlib
 import pkgutil
 from pathlib import Path
 
-__all__ = ["available", "make_all", "save"]
+__all__ = ["available", "make_all", "make_group", "save", "data_sets", "recompute", "load_data"]
+
+# slowest first, so that the process pool finishes early (measured wall times, warm cache)
+_COST = {"franz_parisi": 0, "rsb": 1, "scm": 2, "activations": 3, "phase_diagrams": 4, "committee": 5}
 
 
 def available():
@@ -28,20 +33,83 @@ def save(fig, path):
     return path
 
 
-def make_all(out_dir="figures", only=None):
-    """Regenerate every figure group (or those in ``only``) into ``out_dir``."""
+def make_group(name, out_dir="figures"):
+    """Regenerate one figure group into ``out_dir``; returns ``(paths, seconds)``."""
+    import time
+
     import matplotlib
     matplotlib.use("Agg")
+    t0 = time.perf_counter()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = importlib.import_module(f"{__name__}.{name}").make(out)
+    return [str(p) for p in paths], time.perf_counter() - t0
+
+
+def make_all(out_dir="figures", only=None, workers=None, timings=None):
+    """Regenerate every figure group (or those in ``only``) into ``out_dir``.
+
+    The groups run in parallel on a process pool of ``workers`` processes (default: the
+    number of cores; ``workers=1`` runs them in this process).  ``timings``, if a dict, receives
+    the wall time of each group in seconds.  Returns the list of written paths.
+    """
+    import concurrent.futures as cf
+    import os
     names = available()
     if only:
         unknown = sorted(set(only) - set(names))
         if unknown:
             raise ValueError(f"only must name figure groups among {names}, got {unknown}")
         names = [n for n in names if n in only]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name in names:
-        mod = importlib.import_module(f"{__name__}.{name}")
-        paths.extend(mod.make(out))
-    return paths
+    names.sort(key=lambda n: _COST.get(n, len(_COST)))
+    workers = min(len(names), workers or os.cpu_count() or 1)
+    if workers <= 1:
+        done = {n: make_group(n, out_dir) for n in names}
+    else:
+        with cf.ProcessPoolExecutor(max_workers=workers) as ex:
+            futs = {n: ex.submit(make_group, n, out_dir) for n in names}
+            done = {n: f.result() for n, f in futs.items()}
+    if timings is not None:
+        timings.update({n: t for n, (_, t) in done.items()})
+    return [Path(p) for n in available() if n in done for p in done[n][0]]
+
+
+def data_sets(names=None):
+    """The data sets (:class:`._data.DataSpec`) named in ``names`` -- data set or figure group
+    names -- or all of them; a ValueError names any unknown name."""
+    from ._data import specs
+    every = specs()
+    if not names:
+        return list(every.values())
+    known = set(every) | set(available())
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise ValueError(f"recompute must name data sets {sorted(every)} or figure groups {available()}, "
+                         f"got {unknown}")
+    return [s for s in every.values() if s.name in names or s.group in names]
+
+
+def recompute(names=None, *, directory=None, workers=None, scheduler=None, small=False, progress=True):
+    """Recompute the data sets of ``names`` (data sets or groups; default all) into ``directory``
+    (default ``figures/data``) with :func:`statmech.sweep.sweep`: on a process pool of ``workers``
+    processes, or on the dask.distributed scheduler at address ``scheduler``.  ``small``: only the
+    cheap calls of each data set (a reproducibility check).  Returns the paths written."""
+    from ._data import recompute as one
+    chosen = data_sets(names)
+    client = None
+    if scheduler:
+        from dask.distributed import Client
+        client = Client(scheduler)
+    try:
+        return [one(s, directory=directory, executor=client, workers=workers, small=small, progress=progress)
+                for s in chosen]
+    finally:
+        if client is not None:
+            client.close()
+
+
+def load_data(name, directory=None):
+    """The stored data set ``name`` (``figures/data/<name>.json``) as a :class:`._data.Data`:
+    ``meta`` (seed, N, instances, version, command), the calls and their decoded results."""
+    from ._data import load
+    return load(name, directory)
