@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DataSpec", "Data", "call", "specs", "data_dir", "recompute", "write", "load", "encode", "decode", "run_call",
+__all__ = ["DataSpec", "Data", "call", "specs", "data_dir", "recompute", "write", "load", "compare", "encode", "decode", "run_call",
            "FORMAT"]
 
 FORMAT = 1
@@ -47,16 +47,16 @@ def call(fn, **kwargs):
 @dataclasses.dataclass(frozen=True)
 class DataSpec:
     """A data set: ``calls`` (from :func:`call`), the figure ``group`` that reads it, and the
-    indices of its cheap ``small`` calls (recomputed by the normal test suite and compared with
-    the stored results), or explicit ``small_calls`` checked by the function ``small_check``
-    ("module:name", called with the stored and the small :class:`Data`)."""
+    indices of its cheap ``small`` calls (or explicit ``small_calls``), recomputed by the tests and
+    compared with the stored results by :func:`compare`, or by ``check`` ("module:name", called
+    with the stored and the recomputed :class:`Data`, raising AssertionError on a mismatch)."""
     name: str
     group: str
     description: str
     calls: tuple
     small: tuple = (0,)
     small_calls: tuple = ()
-    small_check: str = ""
+    check: str = ""
     volatile: tuple = ("seconds", "wall_time", "solve_time", "seconds_extra_sets")  # timings: not compared
 
     def small_points(self):
@@ -223,6 +223,51 @@ class Data:
 
 
 _MISSING = object()
+
+
+def _same(a, b, volatile, rtol, path="result"):
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = (set(a) | set(b)) - set(volatile)
+        for k in sorted(keys, key=str):
+            if k not in a or k not in b:
+                raise AssertionError(f"{path}: key {k!r} only on one side")
+            _same(a[k], b[k], volatile, rtol, f"{path}[{k!r}]")
+    elif dataclasses.is_dataclass(a) and not isinstance(a, type):
+        _same(type(a).__name__, type(b).__name__, volatile, rtol, path)
+        _same({f.name: getattr(a, f.name) for f in dataclasses.fields(a)},
+              {f.name: getattr(b, f.name) for f in dataclasses.fields(b)}, volatile, rtol, path)
+    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) != len(b):
+            raise AssertionError(f"{path}: lengths {len(a)} != {len(b)}")
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, volatile, rtol, f"{path}[{i}]")
+    elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        x, y = np.asarray(a), np.asarray(b)
+        if x.shape != y.shape:
+            raise AssertionError(f"{path}: shapes {x.shape} != {y.shape}")
+        if x.dtype.kind in "fc" or y.dtype.kind in "fc":
+            if not np.allclose(x, y, rtol=rtol, atol=0.0, equal_nan=True):
+                raise AssertionError(f"{path}: arrays differ (max |diff| {np.nanmax(np.abs(x - y))})")
+        elif not np.array_equal(x, y):
+            raise AssertionError(f"{path}: arrays differ")
+    elif isinstance(a, float) or isinstance(b, float):
+        if not (a == b or (np.isnan(a) and np.isnan(b)) or abs(a - b) <= rtol * max(abs(a), abs(b))):
+            raise AssertionError(f"{path}: {a!r} != {b!r}")
+    elif a != b:
+        raise AssertionError(f"{path}: {a!r} != {b!r}")
+
+
+def compare(spec, stored, new, rtol=1e-9):
+    """Check that the recomputed data set ``new`` reproduces ``stored`` (both :class:`Data`):
+    ``spec.check`` if set, else equal results (to ``rtol``; timings in ``spec.volatile``
+    ignored) for every recomputed call.  Raises AssertionError naming the first difference."""
+    if spec.check:
+        return _resolve(spec.check)(stored, new)
+    for p, r in zip(new.points, new.results):
+        hits = [s for q, s in zip(stored.points, stored.results) if q == p]
+        if len(hits) != 1:
+            raise AssertionError(f"{spec.name}: call {p} is not in the stored data set")
+        _same(r, hits[0], spec.volatile, rtol, f"{spec.name} {p['kwargs']}")
 
 
 def load(name, directory=None):

@@ -9,7 +9,7 @@
   (``perceptron_lp``, exact for kappa >= 0).  For kappa >= 0 the RS solution is stable and the
   RSB lines coincide with it.
 * ``rsb_parisi_x.png`` -- the Parisi function x(q) of full-RSB storage at a few (alpha, kappa)
-  above the AT line (``figures/data/rsb_parisi.json``, :func:`statmech.perceptron.spherical_storage_rsb`),
+  above the AT line (``figures/data/rsb_parisi.json``, :func:`statmech.perceptron.spherical_storage`),
   with the 1RSB step at the same point, and the breakpoint function y(q) = x(q)/(1 - q_max)
   at jamming for each kappa of the first figure.
 """
@@ -33,7 +33,7 @@ DATASETS = (
     DataSpec("rsb_parisi", "rsb",
              "full-RSB storage of the spherical perceptron above the AT line: x(q) (and the 1RSB "
              "solution at the same point)",
-             tuple(call("statmech.perceptron:spherical_storage_rsb", alpha=a, kappa=k, ansatz=an)
+             tuple(call("statmech.perceptron:spherical_storage", alpha=a, kappa=k, ansatz=an)
                    for a, k in PARISI_POINTS for an in ("1rsb", "frsb")), small=(0,)),
 )
 
