@@ -28,7 +28,9 @@ def test_every_group_data_set_is_stored_with_its_provenance():
         assert meta["command"] == f"statmech figures --recompute {name}"
         assert meta["group"] == spec.group and meta["format"] == D.FORMAT
         assert meta["version"] == __version__, f"{name} was written by statmech {meta['version']}: recompute it"
-        assert meta["seed"] and meta["N"], name          # seed and sizes recorded
+        seeded = any("seed" in c["kwargs"] for c in spec.calls)
+        assert bool(meta["seed"]) == seeded, name        # the seeds of the random data are recorded
+        assert all(k in meta for k in ("N", "K", "n_instances", "description")), name
         assert not meta.get("small"), f"{name} holds a --small run"
         # the stored calls are exactly those the figures ask for: a changed call needs a recompute
         assert raw["points"] == json.loads(json.dumps(list(spec.calls))), name

@@ -43,6 +43,6 @@ def run(args):
     timings = {}
     for p in figures.make_all(args.out, only=only, workers=args.workers, timings=timings):
         print(p)
-    for name, t in sorted(timings.items(), key=lambda kv: -kv[1]):
-        print(f"# {name}: {t:.1f} s")
+    for name, (wall, cpu) in sorted(timings.items(), key=lambda kv: -kv[1][0]):
+        print(f"# {name}: {wall:.1f} s wall, {cpu:.1f} s cpu")
     return 0

@@ -167,7 +167,7 @@ def _meta(spec, points):
         vals = {json.dumps(p["kwargs"][k]) for p in points for k in keys if k in p["kwargs"]}
         return [json.loads(v) for v in sorted(vals)]
     return {"name": spec.name, "group": spec.group, "description": spec.description, "version": __version__,
-            "command": spec.command(), "seed": values("seed"), "N": values("N", "K"),
+            "command": spec.command(), "seed": values("seed"), "N": values("N"), "K": values("K"),
             "n_instances": values("n_instances", "runs", "n", "reps"), "format": FORMAT}
 
 
