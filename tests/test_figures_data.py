@@ -89,3 +89,17 @@ def test_compare_detects_a_changed_result():
     with pytest.raises(AssertionError, match="alpha_c"):
         D.compare(spec, stored, bad)
     D.compare(spec, stored, D.Data(stored.meta, stored.points[:1], stored.results[:1]))
+
+
+def test_rsb_jamming_data_is_ordered_and_below_rs():
+    """Stored SAT/UNSAT line (kappa < 0): alpha_FRSB < alpha_1RSB < alpha_RS (Gardner), the
+    full-RSB extrapolation error far below the gaps, and the RS value is Gardner's closed form."""
+    from statmech.perceptron import gardner_capacity
+    jam = D.load("rsb_jamming")
+    for p, r in zip(jam.points, jam.results):
+        kappa = p["kwargs"]["kappa"]
+        a_f, a_1, a_rs = r.thermo["alpha_c"], r.extra["alpha_1rsb"], r.extra["alpha_rs"]
+        assert r.ansatz == "frsb" and r.converged and kappa < 0
+        assert a_f < a_1 < a_rs, kappa
+        assert r.extra["error"] < 0.5 * (a_1 - a_f), kappa
+        assert abs(a_rs - gardner_capacity(kappa)) < 1e-10 * a_rs
