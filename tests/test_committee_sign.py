@@ -214,12 +214,10 @@ def test_1rsb_capacity_K7_rqmc_vs_multiset_outer_rule():
 
 @pytest.mark.slow
 def test_1rsb_capacity_large_K_table_grows_like_sqrt_log_K():
-    """Stored large-K values (figures/committee_1rsb_largeK.json) are reproduced at K = 25 and
+    """Stored large-K values (figures/data/committee_1rsb_largeK.json) are reproduced at K = 25 and
     alpha_c/sqrt(ln K) decreases slowly (3.00 at K = 3, ~2.7 at K = 25, below 2.7 beyond)."""
-    import json
-    from pathlib import Path
-    rows = {r["K"]: r for r in json.loads((Path(__file__).parents[1] / "figures" /
-                                           "committee_1rsb_largeK.json").read_text())["rows"]}
+    from statmech.figures import load_data
+    rows = {r["K"]: r for r in load_data("committee_1rsb_largeK").results}
     r = cm.tcm_capacity_1rsb_rqmc(25, seed=1000)    # sets independent of the stored ones (0-8, 100-123)
     ref = rows[25]
     assert abs(r.alpha_c - ref["alpha_c"]) < 4 * math.hypot(r.extra["stderr"], ref["stderr"])

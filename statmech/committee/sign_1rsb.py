@@ -381,7 +381,7 @@ def tcm_capacity_1rsb_rqmc(K, *, log2_points=10, seed=0, x0=None, reps=8):
     Cost (wall time of the search + 9 sets, log2_points = 10, on the 2 shared cores under
     load): 9 s (K = 3), 33 s (K = 9), 54 s (K = 25), 64-96 s (K = 35, 49), 5 min (K = 75),
     8 min (K = 99), 20 min (K = 151); each further set costs ~1/60 of that (table in
-    docs/committee.md, values in figures/committee_1rsb_largeK.json).  Checked against the multiset rule at
+    docs/committee.md, values in figures/data/committee_1rsb_largeK.json).  Checked against the multiset rule at
     K = 3, 5.  Returns a SaddlePoint (q0, y, alpha_c; extra: stderr, alpha_c of each set).
     """
     k = _check_K(K, "sign")

@@ -21,6 +21,28 @@ from pathlib import Path
 import numpy as np
 
 from . import save
+from ._data import DataSpec, call, load
+
+HIDDENS = ((10,), (8, 2))
+TASKS = ("linear", "nonlinear")
+_ACTIVATIONS = ("relu", "esp", "esp_trainable", "sigmoid")
+
+
+def hessian_run(task, hidden, activation, epochs=2000, n_checkpoints=16):
+    """One run of :func:`statmech.simulate.small_networks.hessian_study` (task by name, beta 1,
+    lr 0.01, seed 0): full-batch Adam with the exact Hessian at ``n_checkpoints`` epochs."""
+    from ..simulate import small_networks as sn
+    t = {"linear": sn.linear_task, "nonlinear": sn.nonlinear_task}[task]()
+    return sn.train_network(t, tuple(hidden), activation, 1.0, epochs, 0.01, 0, n_checkpoints, 1e-5)
+
+
+DATASETS = (
+    DataSpec("activations_hessian", "activations",
+             "small networks (seed 000 Fig. 1): training loss and exact Hessian spectra over full-batch Adam "
+             "training, two tasks x two architectures x four activations",
+             tuple(call(f"{__name__}:hessian_run", task=t, hidden=list(h), activation=a)
+                   for t in TASKS for h in HIDDENS for a in _ACTIVATIONS), small=(0,)),
+)
 
 COLORS = {"relu": "C3", "esp": "C0", "esp_trainable": "C2", "sigmoid": "C1"}
 LABELS = {"relu": "ReLU", "esp": r"ESP ($\beta=1$)", "esp_trainable": r"ESP ($\beta$ trainable)", "sigmoid": "sigmoid"}
@@ -99,8 +121,10 @@ def _hessian(out):
     import matplotlib.pyplot as plt
     from ..simulate import small_networks as sn
     tasks = [sn.linear_task(), sn.nonlinear_task()]
-    hiddens = [(10,), (8, 2)]
-    runs = sn.hessian_study(tasks, hiddens, sn.ACTIVATIONS, epochs=2000, n_checkpoints=16, progress=False)
+    hiddens = HIDDENS
+    data = load("activations_hessian")
+    runs = {(p["kwargs"]["task"], tuple(p["kwargs"]["hidden"]), p["kwargs"]["activation"]): r
+            for p, r in zip(data.points, data.results)}
     paths = []
 
     def grid(title):

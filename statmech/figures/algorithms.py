@@ -1,24 +1,21 @@
 """Figures of the learning algorithms (thesis Figs. 2.8, 2.9, 2.10, 3.5, 3.9).
 
-Modest sizes by default (a few minutes in total); set ``STATMECH_FIG_FULL=1`` for the
-thesis sizes (100 instances per point, N = 1001 and N = 10001; hours).
+The algorithm runs are read from ``figures/data`` (see ``DATASETS``; modest sizes, a few
+minutes to recompute).  ``_success_calls(_config(full=True))`` are the calls at the thesis
+sizes (100 instances per point, N = 1001 and N = 10001; hours).
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
 from . import save
+from ._data import DataSpec, call, load
 
 
-def _full():
-    return os.environ.get("STATMECH_FIG_FULL", "") not in ("", "0")
-
-
-def _config():
-    if _full():
+def _config(full=False):
+    if full:
         return {"alphas": np.round(np.arange(0.50, 0.801, 0.025), 3), "runs": 100, "Ns": (1001, 10001),
                 "max_epochs": 2000, "tcm_runs": 50, "tcm_N": 99}
     return {"alphas": np.array([0.55, 0.6, 0.625, 0.65, 0.675, 0.7, 0.725]), "runs": 12, "Ns": (1001,), "max_epochs": 1000,
@@ -27,36 +24,39 @@ def _config():
 
 ANNEALED = {"gamma0": 1.0, "gamma_end": 0.5, "gamma_rate": 0.995}
 SCHEDULES = (("gamma=1", {}), ("gamma=0.5", {"gamma0": 0.5}), ("annealed", ANNEALED))
+_SUCCESS = "statmech.simulate.algorithms:success_rate"
 
 
-def success_curves(cfg=None):
-    """P(solve) vs alpha for the plain (gamma = 1) and annealed stochastic perceptron."""
-    from ..simulate.algorithms import algorithmic_capacity, success_rate
-    cfg = cfg or _config()
-    out = {}
-    for N in cfg["Ns"]:
-        for name, kw in SCHEDULES:
-            if N > 2000 and name != "gamma=1":
-                continue
-            res = success_rate(cfg["alphas"], N, cfg["runs"], seed=2019, progress=True,
-                               max_epochs=cfg["max_epochs"], **kw)
-            try:
-                res["capacity"] = algorithmic_capacity(res["alpha"], res["successes"], res["trials"])
-            except Exception:  # all solved or none solved in the window: no estimate
-                res["capacity"] = None
-            out[(N, name)] = res
-    return out
+def _success_calls(cfg):
+    return tuple(call(_SUCCESS, alphas=[float(a) for a in cfg["alphas"]], N=N, runs=cfg["runs"], seed=2019,
+                      max_epochs=cfg["max_epochs"], **kw)
+                 for N in cfg["Ns"] for name, kw in SCHEDULES if not (N > 2000 and name != "gamma=1"))
 
 
-def metropolis_curve(cfg=None, alphas=(0.1, 0.2, 0.25, 0.3, 0.4), sweeps=2000):
-    """Baseline: P(solve) of Metropolis simulated annealing (energy = errors) at N = 1001."""
-    from ..simulate.algorithms import success_rate
-    cfg = cfg or _config()
-    res = success_rate(alphas, 1001, max(4, cfg["runs"] // 2), seed=2020, progress=True,
-                       algorithm="metropolis_annealing", sweeps=sweeps)
-    res["capacity"] = None
-    res["sweeps"] = sweeps
-    return res
+def _schedule(kwargs):
+    """The name of the gamma schedule of a success_rate call."""
+    keys = {k: v for k, v in kwargs.items() if k.startswith("gamma")}
+    return next(name for name, kw in SCHEDULES if kw == keys)
+
+
+_CFG = _config()
+METROPOLIS = {"alphas": [0.1, 0.2, 0.25, 0.3, 0.4], "sweeps": 2000}
+DATASETS = (
+    DataSpec("algorithms_success", "algorithms",
+             "P(solve) vs alpha of the stochastic perceptron (gamma = 1, 0.5, annealed) and of Metropolis "
+             "simulated annealing (energy = errors), binary perceptron, N = 1001",
+             _success_calls(_CFG) + (call(_SUCCESS, alphas=METROPOLIS["alphas"], N=1001, runs=max(4, _CFG["runs"] // 2),
+                                          seed=2020, algorithm="metropolis_annealing",
+                                          sweeps=METROPOLIS["sweeps"]),), small=(0,)),
+    DataSpec("algorithms_energy", "algorithms",
+             "training error of sign(m) vs q* along stochastic-perceptron runs, alpha = 0.55, N = 1001",
+             (call("statmech.figures.algorithms:energy_vs_qstar", runs=2),)),
+    DataSpec("algorithms_tcm", "algorithms",
+             "TCM K = 3: fraction solved by GD, SGD, EASGD (W = 2, 4), N = 45; and the SGD solution pair "
+             "of one teacher instance (N = 303) with the errors and exact Hessian along the path",
+             (call("statmech.figures.algorithms:tcm_success", tcm_runs=_CFG["tcm_runs"], tcm_N=_CFG["tcm_N"]),
+              call("statmech.figures.algorithms:tcm_path_data", N=303, K=3, alpha=0.5, seed=3))),
+)
 
 
 def _plot_rates(ax, res, label, color):
@@ -156,17 +156,17 @@ def fig_energy(data, out_dir, alpha=0.55):
     return save(fig, Path(out_dir) / "stochastic_perceptron_energy_vs_qstar.png")
 
 
-def tcm_success(cfg=None, alphas=(0.3, 0.5, 0.7, 0.9, 1.1, 1.3)):
+def tcm_success(tcm_runs=6, tcm_N=45, alphas=(0.3, 0.5, 0.7, 0.9, 1.1, 1.3), progress=False):
     """Fraction of TCM storage instances (K = 3) solved by GD, SGD and EASGD (2 and 4 workers)."""
     from tqdm.auto import tqdm
 
     from ..simulate.tcm_paths import tcm_instance, tcm_train
-    cfg = cfg or _config()
+    cfg = {"tcm_runs": tcm_runs, "tcm_N": tcm_N}
     methods = {"GD": {"method": "gd"}, "SGD": {"method": "sgd"},
                "EASGD W=2": {"method": "easgd", "workers": 2}, "EASGD W=4": {"method": "easgd", "workers": 4}}
     out = {m: np.zeros(len(alphas)) for m in methods}
     runs = cfg["tcm_runs"]
-    bar = tqdm(total=len(alphas) * runs * len(methods), desc="TCM success")
+    bar = tqdm(total=len(alphas) * runs * len(methods), desc="TCM success", disable=not progress)
     for j, a in enumerate(alphas):
         for r in range(runs):
             d = tcm_instance(cfg["tcm_N"], 3, a, seed=1000 * j + r)
@@ -233,32 +233,27 @@ def fig_tcm_path(p, out_dir, N):
 
 
 def make(out_dir):
-    """All figures of this group; the underlying numbers go to ``algorithms_data.json``."""
-    from ..io import atomic_write_json
+    """All figures of this group, from the data sets ``algorithms_*`` of ``figures/data``."""
+    from ..simulate.algorithms import algorithmic_capacity
     out_dir = Path(out_dir)
-    cfg = _config()
-    paths = []
-    curves = success_curves(cfg)
-    sa = metropolis_curve(cfg)
-    paths.append(fig_success(curves, out_dir, sa))
-    paths.append(fig_gamma(curves, out_dir))
-    paths.append(fig_energy(energy_vs_qstar(runs=2 if not _full() else 5), out_dir))
-    tcm = tcm_success(cfg)
-    paths.append(fig_tcm_success(tcm, out_dir, cfg["tcm_N"]))
-    p, _ = tcm_path_data()
-    paths.append(fig_tcm_path(p, out_dir, 303))
-    data = {"metropolis": {"alpha": sa["alpha"].tolist(), "successes": sa["successes"].tolist(),
-                           "trials": sa["trials"].tolist(), "sweeps": sa["sweeps"]},
-            "success": {f"N={k[0]} {k[1]}": {"alpha": v["alpha"].tolist(), "successes": v["successes"].tolist(),
-                                             "trials": v["trials"].tolist(),
-                                             "alpha_c": None if v["capacity"] is None else v["capacity"].alpha_c,
-                                             "alpha_c_ci": None if v["capacity"] is None else
-                                             [v["capacity"].ci_low, v["capacity"].ci_high]}
-                        for k, v in curves.items()},
-            "tcm_success": {"alpha": tcm[0].tolist(), "runs": tcm[2], **{m: r.tolist() for m, r in tcm[1].items()}},
-            "tcm_path": {"max_line_train_errors": p.max_line_train_errors,
-                         "max_path_train_errors": p.max_path_train_errors, "reached": p.reached, "steps": p.steps,
-                         "hess_t": p.hess_t.tolist(), "lambda_min": p.hess_eigenvalues[:, 0].tolist(),
-                         "lambda_max": p.hess_eigenvalues[:, -1].tolist()}}
-    atomic_write_json(out_dir / "algorithms_data.json", data)
-    return paths
+    success = load("algorithms_success")
+    curves = {}
+    sa = None
+    for p, res in zip(success.points, success.results):
+        kw = p["kwargs"]
+        res = dict(res)
+        if kw.get("algorithm") == "metropolis_annealing":
+            res["capacity"], res["sweeps"] = None, kw["sweeps"]
+            sa = res
+            continue
+        try:
+            res["capacity"] = algorithmic_capacity(res["alpha"], res["successes"], res["trials"])
+        except Exception:  # all solved or none solved in the window: no estimate
+            res["capacity"] = None
+        curves[(kw["N"], _schedule(kw))] = res
+    tcm = load("algorithms_tcm")
+    rates = tcm.pick(tcm_N=_CFG["tcm_N"])
+    p, _ = tcm.pick(N=303)
+    return [fig_success(curves, out_dir, sa), fig_gamma(curves, out_dir),
+            fig_energy(load("algorithms_energy").results[0], out_dir),
+            fig_tcm_success(rates, out_dir, _CFG["tcm_N"]), fig_tcm_path(p, out_dir, 303)]

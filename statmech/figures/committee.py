@@ -7,6 +7,15 @@ from pathlib import Path
 import numpy as np
 
 from . import save
+from ._data import DataSpec, call, load
+
+LEAST_ACTION = ((45, 16), (90, 12))
+DATASETS = (
+    DataSpec("committee_least_action", "committee",
+             "K = 3 tree committee: fraction of instances stored by least-action learning",
+             tuple(call("statmech.simulate.tcm:storage_fraction", alpha=[0.5, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0],
+                        K=3, N=N, n_instances=ni, max_sweeps=1000, seed=N) for N, ni in LEAST_ACTION)),
+)
 
 
 def make(out_dir) -> list[Path]:
@@ -23,10 +32,10 @@ def make(out_dir) -> list[Path]:
 
     # ---- simulation: fraction stored by least-action learning, K = 3
     fig, ax = plt.subplots(figsize=(6, 4.2))
-    alphas = np.array([0.5, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0])
-    for N, ni in ((45, 16), (90, 12)):
-        r = sim.storage_fraction(alphas, K=3, N=N, n_instances=ni, max_sweeps=1000, seed=N, progress=True)
-        ax.errorbar(alphas, r.fraction, r.stderr, marker="o", capsize=2, label=f"least action, N={N}")
+    data = load("committee_least_action")
+    for N, _ in LEAST_ACTION:
+        r = data.pick(N=N)
+        ax.errorbar(r.alpha, r.fraction, r.stderr, marker="o", capsize=2, label=f"least action, N={N}")
     ax.axvline(cm.tcm_capacity(3), color="C3", ls="--", label=r"$\alpha_c^{RS}=4.025$")
     ax.axvline(cm.tcm_capacity(3, "sign", "1rsb"), color="C3", ls=":", label=r"$\alpha_c^{1RSB}\approx3.146$")
     ax.set_xlabel(r"$\alpha = P/N$")
@@ -36,55 +45,46 @@ def make(out_dir) -> list[Path]:
     paths.append(save(fig, out / "committee_simulation_K3.png"))
 
     # ---- exact storability (MILP), K = 3: from the stored JSON, recomputed (small) only if missing
-    paths.append(fig_exact_storage(load_exact_data(out), out))
+    paths.append(fig_exact_storage(load("committee_exact"), out))
     return paths
 
 
 # ---------------------------------------------------------------- capacities vs K
-LARGEK_DATA = "committee_1rsb_largeK.json"
-LARGEK_SMALL = (3, 5, 7, 9)          # recomputed (~2 min) when the stored JSON is missing
-RELU_DATA = "committee_relu_1rsb.json"
+def largeK_row(K, reps=8):
+    """One row of the sign 1RSB capacity table: :func:`statmech.committee.tcm_capacity_1rsb_rqmc`
+    (K) with ``reps`` further scramblings at the stationary point."""
+    import time
 
-
-def _load_or_compute(path, compute):
-    import json
-
-    from ..io import atomic_write_json
-    path = Path(path)
-    if path.exists():
-        return json.loads(path.read_text())
-    data = compute()
-    atomic_write_json(path, data)
-    return data
-
-
-def largeK_1rsb_data(out_dir, Ks=LARGEK_SMALL):
-    """Sign 1RSB capacities from ``<out_dir>/committee_1rsb_largeK.json`` (K = 3 ... 201, written by
-    this function or by longer runs of it with larger ``Ks``); computed with
-    :func:`statmech.committee.tcm_capacity_1rsb_rqmc` if the file is missing."""
     from .. import committee as cm
-
-    def compute():
-        rows = []
-        for k in Ks:
-            r = cm.tcm_capacity_1rsb_rqmc(int(k))
-            rows.append({"K": int(k), "alpha_c": r.alpha_c, "stderr": r.extra["stderr"], "q0": r.q0, "y": r.y})
-        return {"description": "sign TCM 1RSB capacity (Eq. 1RSB.1), tcm_capacity_1rsb_rqmc(K)", "rows": rows}
-    return _load_or_compute(Path(out_dir) / LARGEK_DATA, compute)
+    t0 = time.perf_counter()
+    r = cm.tcm_capacity_1rsb_rqmc(int(K), reps=int(reps))
+    return {"K": int(K), "alpha_c": float(r.alpha_c), "stderr": float(r.extra["stderr"]), "q0": float(r.q0),
+            "y": float(r.y), "alpha_c_sets": r.extra["alpha_c_sets"], "n_sets": len(r.extra["alpha_c_sets"]),
+            "points": int(r.extra["points"]), "seconds": time.perf_counter() - t0}
 
 
-def relu_1rsb_data(out_dir):
-    """ReLU 1RSB capacities at K = 2, 4, 6 (``<out_dir>/committee_relu_1rsb.json``; ~3 min if missing)."""
+def relu_row(K):
+    """One row of the ReLU 1RSB capacity table: exact at K = 2 (= RS), else
+    :func:`statmech.committee.relu_capacity_1rsb_rqmc`."""
     from .. import committee as cm
+    if int(K) == 2:
+        return {"K": 2, "alpha_c": float(cm.tcm_capacity(2, "relu", "1rsb")), "stderr": 0.0}
+    r = cm.relu_capacity_1rsb_rqmc(int(K), progress=False)
+    return {"K": int(K), "alpha_c": float(r.alpha_c), "stderr": float(r.extra.get("stderr", 0.0))}
 
-    def compute():
-        rows = [{"K": 2, "alpha_c": cm.tcm_capacity(2, "relu", "1rsb"), "stderr": 0.0}]
-        for k in (4, 6):
-            r = cm.relu_capacity_1rsb_rqmc(k, progress=False)
-            rows.append({"K": k, "alpha_c": r.alpha_c, "stderr": float(r.extra.get("stderr", 0.0))})
-        return {"description": "ReLU TCM 1RSB capacity: K = 2 exact (= RS), K = 4, 6 relu_capacity_1rsb_rqmc",
-                "rows": rows}
-    return _load_or_compute(Path(out_dir) / RELU_DATA, compute)
+
+LARGEK = (3, 5, 7, 9, 15, 25, 35, 49, 75, 99, 151, 201)
+DATASETS += (
+    DataSpec("committee_1rsb_largeK", "committee",
+             "1RSB capacity of the sign tree committee at q1 -> 1 (Eq. 1RSB.1 of docs/committee.md) by RQMC: "
+             "Newton search on one scrambled Sobol set of 1024 points, alpha averaged over 1 + reps "
+             "scramblings; stderr = standard error over the sets",
+             tuple(call(f"{__name__}:largeK_row", K=k, reps=8 if k < 7 else 32) for k in LARGEK),
+             check=f"{__name__}:check_rqmc_rows"),
+    DataSpec("committee_relu_1rsb", "committee",
+             "ReLU TCM 1RSB capacity: K = 2 exact (= RS), K = 4, 6 relu_capacity_1rsb_rqmc",
+             tuple(call(f"{__name__}:relu_row", K=k) for k in (2, 4, 6))),
+)
 
 
 def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0, 30.0, 50.0, 1e2, 3e2, 1e3,
@@ -94,8 +94,8 @@ def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.
 
     from .. import committee as cm
     out = Path(out_dir)
-    big = largeK_1rsb_data(out)["rows"]
-    relu1 = relu_1rsb_data(out)["rows"]
+    big = load("committee_1rsb_largeK").results
+    relu1 = load("committee_relu_1rsb").results
     K1 = np.array([r["K"] for r in big])
     a1 = np.array([r["alpha_c"] for r in big])
     e1 = np.array([r.get("stderr", 0.0) for r in big])
@@ -148,83 +148,74 @@ def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.
 
 
 # ---------------------------------------------------------------- exact storability (simulation cross-check)
-EXACT_DATA = "committee_exact_data.json"
-# P grids (all integers, bracketing the whole 1 -> 0 transition) and instance counts of the stored data set
-EXACT_FULL = {6: (range(4, 23), 300), 9: (range(8, 33), 200), 12: (range(16, 41), 100), 15: (range(24, 47), 50)}
-EXACT_SMALL = {6: (range(5, 19), 40), 9: (range(10, 28), 24)}   # recomputation when the JSON is missing
+# P grids (all integers, bracketing the whole 1 -> 0 transition), instance counts and seeds of the data set
+EXACT_FULL = {6: (range(4, 23), 300), 9: (range(8, 33), 200), 12: (range(16, 41), 200), 15: (range(24, 47), 150)}
+EXACT_SMALL = 8          # instances of the N = 6 prefix recomputed by the quick check
+
+
+def check_exact_prefix(stored, new):
+    """Reproducibility check of ``committee_exact``: every recomputed instance has the stored
+    status row (instances are independent streams, see :func:`exact_storage_run`), except
+    where either run hit the MILP time limit (status -1)."""
+    for r in new.results:
+        ref = stored.pick(N=r["N"])
+        assert r["P"] == ref["P"], (r["P"], ref["P"])
+        a, b = np.asarray(r["status"]), np.asarray(ref["status"][:r["n_instances"]])
+        decided = (a >= 0) & (b >= 0)
+        assert np.array_equal(a[decided], b[decided]), f"N = {r['N']}: status rows differ"
+
+
+def check_rqmc_rows(stored, new):
+    """Reproducibility check of ``committee_1rsb_largeK``: rows with 9 sets were computed by the
+    recorded call and must agree to 1e-9; the rows with 33 sets used extra scramblings seeded
+    100-123 (the recorded call uses 9-32), so they must agree within 4 combined standard errors."""
+    for p, r in zip(new.points, new.results):
+        ref = stored.pick(**p["kwargs"])
+        tol = 1e-9 * ref["alpha_c"] if p["kwargs"]["reps"] == 8 else 4 * math.hypot(r["stderr"], ref["stderr"])
+        assert abs(r["alpha_c"] - ref["alpha_c"]) <= tol, (p["kwargs"], r["alpha_c"], ref["alpha_c"], tol)
+
+
+DATASETS += (
+    DataSpec("committee_exact", "committee",
+             "K=3 sign tree committee machine, Gaussian inputs, random labels: exact storability by MILP; "
+             "status[i][j] = 1 stored, 0 unstorable (MILP proof), -1 time limit, instance i at P[j] "
+             "(nested prefixes)",
+             tuple(call(f"{__name__}:exact_storage_run", N=N, P_grid=list(g), n_instances=n, seed=N, progress=False)
+                   for N, (g, n) in EXACT_FULL.items()),
+             small_calls=(call(f"{__name__}:exact_storage_run", N=6, P_grid=list(EXACT_FULL[6][0]),
+                               n_instances=EXACT_SMALL, seed=6, progress=False),),
+             check=f"{__name__}:check_exact_prefix"),
+)
 
 
 def exact_storage_run(N, P_grid, n_instances, *, K=3, seed=None, executor=None, time_limit=600.0,
-                      weight_bound=1e4, progress=True, path=None, chunk=None, first_instance=0):
+                      weight_bound=1e4, progress=True, first_instance=0):
     """Run :func:`statmech.simulate.tcm.storage_fraction_exact` on an integer P grid; JSON-ready dict.
 
-    With ``path`` and ``chunk``, the instances are computed in chunks of ``chunk`` and the data
-    file is updated (atomically) after each chunk, so a long run leaves usable partial data.
-    ``first_instance`` offsets the instance streams (to extend an existing data set).
+    Instance ``i`` is the random stream ``(seed, first_instance + i)``, so a run with fewer
+    instances reproduces the first rows of a longer one.
     """
     import time
 
     from ..simulate import tcm as sim
     P_grid = np.asarray(list(P_grid), dtype=int)
     seed = int(N if seed is None else seed)
-    chunk = int(chunk or n_instances)
     t0 = time.time()
-    run = {"K": K, "N": int(N), "P": [], "alpha": [], "n_instances": 0, "seed": seed,
-           "first_instance": int(first_instance), "weight_bound": float(weight_bound), "time_limit": float(time_limit), "status": [], "solve_P": [],
-           "solve_time": [], "solve_stored": [], "wall_time": 0.0}
-    for start in range(0, n_instances, chunk):
-        m = min(chunk, n_instances - start)
-        r = sim.storage_fraction_exact(P_grid / N, K=K, N=N, n_instances=m, seed=seed, executor=executor,
-                                       progress=progress, time_limit=time_limit, weight_bound=weight_bound,
-                                       first_instance=first_instance + start)
-        run["P"], run["alpha"] = r.P.tolist(), (r.P / N).tolist()
-        run["n_instances"] += m
-        run["status"] += r.status.tolist()
-        run["solve_P"] += r.solve_P.tolist()
-        run["solve_time"] += r.solve_times.tolist()
-        run["solve_stored"] += r.solve_stored.tolist()
-        run["wall_time"] = time.time() - t0
-        if path is not None:
-            update_exact_data(path, run)
-    return run
-
-
-def update_exact_data(path, run):
-    """Insert/replace the run of one N in the JSON data file (atomic write)."""
-    import json
-
-    from ..io import atomic_write_json
-    path = Path(path)
-    data = json.loads(path.read_text()) if path.exists() else {"runs": {}}
-    data["runs"][str(run["N"])] = run
-    data["note"] = ("K=3 sign tree committee machine, Gaussian inputs, random labels; status[i][j] = 1 stored, "
-                    "0 unstorable (MILP proof), -1 time limit, instance i at P[j] (nested prefixes); "
-                    "written by statmech.figures.committee.update_exact_data")
-    atomic_write_json(path, data, indent=None)
-    return data
-
-
-def load_exact_data(out_dir, recompute_if_missing=True):
-    """The exact-storability data set ``<out_dir>/committee_exact_data.json``; if it is missing,
-    a small version (EXACT_SMALL: N = 6, 9, ~1 min) is computed and written."""
-    import json
-    path = Path(out_dir) / EXACT_DATA
-    if path.exists():
-        return json.loads(path.read_text())
-    if not recompute_if_missing:
-        raise FileNotFoundError(path)
-    data = None
-    for N, (grid, n) in EXACT_SMALL.items():
-        data = update_exact_data(path, exact_storage_run(N, grid, n))
-    return data
+    r = sim.storage_fraction_exact(P_grid / N, K=K, N=N, n_instances=n_instances, seed=seed, executor=executor,
+                                   progress=progress, time_limit=time_limit, weight_bound=weight_bound,
+                                   first_instance=first_instance)
+    return {"K": K, "N": int(N), "P": r.P.tolist(), "alpha": (r.P / N).tolist(), "n_instances": int(n_instances),
+            "seed": seed, "first_instance": int(first_instance), "weight_bound": float(weight_bound),
+            "time_limit": float(time_limit), "status": r.status.tolist(), "solve_P": r.solve_P.tolist(),
+            "solve_time": r.solve_times.tolist(), "solve_stored": r.solve_stored.tolist(),
+            "wall_time": time.time() - t0}
 
 
 def exact_analysis(data, n_boot=2000):
     """Per N: fraction with binomial errors, alpha_50 (bootstrap) and the 1/N extrapolations."""
     from ..simulate import tcm as sim
     rows = []
-    for key in sorted(data["runs"], key=int):
-        r = data["runs"][key]
+    for r in sorted(data.results, key=lambda r: r["N"]):
         S = np.asarray(r["status"], dtype=int)
         dec = (S >= 0).sum(axis=0)
         f = (S == 1).sum(axis=0) / np.maximum(dec, 1)

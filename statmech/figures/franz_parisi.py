@@ -21,6 +21,15 @@ from pathlib import Path
 import numpy as np
 
 from . import save
+from ._data import DataSpec, call, load
+
+DATASETS = (
+    DataSpec("fp_enumeration", "franz_parisi",
+             "Ising perceptron at alpha ~ 0.5, Gaussian patterns: exhaustive enumeration of the FP "
+             "entropy deficit around reference solutions",
+             tuple(call("statmech.simulate.fp_enumeration:fp_enumeration", N=N, alpha=0.5, n_instances=30,
+                        n_refs=10, seed=N) for N in (13, 17, 21))),
+)
 
 
 def _fig27(out):
@@ -112,10 +121,10 @@ def _crossing(out):
 def _enumeration(out):
     import matplotlib.pyplot as plt
     from .. import franz_parisi as fp
-    from ..simulate.fp_enumeration import fp_enumeration
+    data = load("fp_enumeration")
     fig, ax = plt.subplots(figsize=(5.6, 4.2))
     for i, N in enumerate((13, 17, 21)):
-        r = fp_enumeration(N, 0.5, n_instances=30, n_refs=10, seed=N)
+        r = data.pick(N=N)
         k = np.arange(1, N // 2 + 1)
         ok = r.fraction_nonzero[k] > 0.95
         ax.errorbar(k[ok] / N, r.deficit[k][ok], yerr=r.deficit_err[k][ok], fmt="o", ms=3, color=f"C{i}",

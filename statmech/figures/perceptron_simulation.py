@@ -1,4 +1,4 @@
-"""Perceptron theory against finite-N simulation (modest sizes: the whole group takes ~1-2 min).
+"""Perceptron theory against finite-N simulation (simulation data from ``figures/data``, see DATASETS).
 
 * ``perceptron_lp_capacity.png`` -- spherical storage: fraction of storable instances vs
   alpha (LP / least-distance programming) for several N at kappa = 0 (with Cover's exact
@@ -17,6 +17,32 @@ from pathlib import Path
 import numpy as np
 
 from . import save
+from ._data import DataSpec, call, load
+
+_LP = "statmech.simulate.lp:spherical_storage_lp"
+_EN = "statmech.simulate.enumeration:binary_storage_enumeration"
+_TS = "statmech.simulate.enumeration:binary_teacher_student_enumeration"
+_VS = "statmech.simulate.version_space:spherical_teacher_student_sampling"
+LP_SETUPS = {0.0: {25: 200, 50: 120, 100: 60}, 0.5: {50: 150, 100: 80, 200: 40}}
+DATASETS = (
+    DataSpec("perceptron_lp", "perceptron_simulation",
+             "spherical storage: instance capacities P_c by LP / least-distance programming",
+             tuple(call(_LP, N=N, n_instances=n, kappa=k, seed=2024, progress=False)
+                   for k, sizes in LP_SETUPS.items() for N, n in sizes.items())),
+    DataSpec("perceptron_enumeration", "perceptron_simulation",
+             "Ising perceptron storage by exhaustive enumeration (Gaussian patterns N = 13, 17, 21; "
+             "+-1 patterns N = 11 ... 23)",
+             tuple(call(_EN, N=N, n_instances=80 if N < 21 else 40, alpha_max=0.8, seed=2024, dist="gaussian",
+                        progress=False) for N in (13, 17, 21))
+             + tuple(call(_EN, N=N, n_instances=300, alpha_max=2.5, seed=9, progress=False)
+                     for N in (11, 13, 15, 17, 19, 21, 23)), small=(3,)),
+    DataSpec("perceptron_teacher_student", "perceptron_simulation",
+             "Gibbs learning: spherical version-space sampling (hit-and-run, N = 100) and Ising "
+             "teacher-student enumeration (N = 15, 21)",
+             (call(_VS, N=100, alpha=[0.5, 1.0, 2.0, 4.0], n_instances=4, n_sweeps=1500, seed=2024, progress=False),)
+             + tuple(call(_TS, N=N, n_instances=60 if N < 21 else 30, alpha_max=2.0, seed=2024, dist="gaussian",
+                          progress=False) for N in (15, 21)), small=(1,)),
+)
 
 
 def _theory():
@@ -30,13 +56,14 @@ def _theory():
 def _lp_figure(out, th):
     import matplotlib.pyplot as plt
     from ..simulate import lp
+    data = load("perceptron_lp")
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
-    setups = {0.0: {25: 200, 50: 120, 100: 60}, 0.5: {50: 150, 100: 80, 200: 40}}
+    setups = LP_SETUPS
     colors = plt.cm.viridis(np.linspace(0.1, 0.8, 3))
     for ax, (kappa, sizes) in zip(axes[:2], setups.items()):
         samples = []
         for c, (N, n) in zip(colors, sizes.items()):
-            s = lp.spherical_storage_lp(N, n, kappa, seed=2024, progress=False)
+            s = data.pick(N=N, kappa=kappa)
             samples.append(s)
             a = np.arange(int(0.5 * N), int(3.0 * N) + 1) / N
             f, lo, hi = s.fraction(a)
@@ -75,6 +102,7 @@ def _enumeration_figure(out, th):
     import matplotlib.pyplot as plt
     from ..simulate import enumeration as en
     from ..simulate.finite_size import extrapolate
+    data = load("perceptron_enumeration")
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     ax = axes[0]
     if th:
@@ -83,8 +111,7 @@ def _enumeration_figure(out, th):
         ax.axvline(th.binary_capacity(0.0), color="k", ls="--", lw=0.8, label=r"$\alpha_c = 0.8331$ (KM)")
     ax.plot([0, 1], [np.log(2), 0], "k:", lw=0.8, label=r"annealed $(1-\alpha)\ln 2$")
     for N, mk in [(13, "o"), (17, "s"), (21, "^")]:
-        s = en.binary_storage_enumeration(N, 80 if N < 21 else 40, alpha_max=0.8, seed=2024,
-                                          dist="gaussian", progress=False)
+        s = data.pick(N=N, dist="gaussian")
         alpha, sv, se, sat = s.entropy()
         k = (sat > 0.9) & (alpha > 0)
         ax.errorbar(alpha[k], sv[k], se[k], fmt=mk, ms=3.5, capsize=1.5, label=f"enumeration N = {N}")
@@ -96,7 +123,7 @@ def _enumeration_figure(out, th):
     ax = axes[1]
     caps = {}
     for N in (11, 13, 15, 17, 19, 21, 23):   # +-1 patterns (Krauth-Opper setting, popcount path)
-        s = en.binary_storage_enumeration(N, 300, alpha_max=2.5, seed=9, progress=False)
+        s = data.pick(N=N, seed=9)
         caps[N] = s.mean_capacity()
     Ns = np.array(sorted(caps), float)
     v = np.array([caps[int(n)][0] for n in Ns])
@@ -124,14 +151,13 @@ def _enumeration_figure(out, th):
 def _teacher_student_figure(out, th):
     import matplotlib.pyplot as plt
     from ..simulate import enumeration as en
-    from ..simulate import version_space as vs
+    data = load("perceptron_teacher_student")
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     ax = axes[0]
     if th:
         a = np.linspace(0.05, 6, 80)
         ax.plot(a, th.spherical_teacher_student(a).order_params["R"], "k-", lw=1.2, label="RS theory R")
-    s = vs.spherical_teacher_student_sampling(100, [0.5, 1.0, 2.0, 4.0], n_instances=4, n_sweeps=1500,
-                                              seed=2024, progress=False)
+    s = data.pick(N=100)
     ax.errorbar(s.alpha, s.R, s.R_err, fmt="o", ms=4, capsize=2, label="hit-and-run R, N = 100")
     ax.errorbar(s.alpha + 0.06, s.q, s.q_err, fmt="s", ms=3, capsize=2, mfc="none",
                 label="student-student q (= R, Nishimori)")
@@ -149,8 +175,7 @@ def _teacher_student_figure(out, th):
         ax.axvline(tr.alpha_spinodal, color="b", ls=":", lw=0.8, label=rf"spinodal ${tr.alpha_spinodal:.4f}$")
         ax.plot([tr.alpha_c, 2.0], [0, 0], "k-", lw=1.2)
     for N, mk, c in [(15, "s", "C0"), (21, "o", "C1")]:
-        e = en.binary_teacher_student_enumeration(N, 60 if N < 21 else 30, alpha_max=2.0, seed=2024,
-                                                  dist="gaussian", progress=False)
+        e = data.pick(N=N)
         alpha, R, R_err, eps, eps_err, pp = e.gibbs()
         ax.errorbar(alpha[1:], eps[1:], eps_err[1:], fmt=mk, ms=3, capsize=1.5, color=c,
                     label=f"enumeration N = {N} (quenched)")

@@ -17,6 +17,43 @@ if typing.TYPE_CHECKING:  # generated kernels (statmech.scm._equations), globals
     from statmech.scm._equations import fe, fes, pm_erf, pm_linear, pm_relu  # noqa: F401
 
 @numba.njit(cache=True)
+def solve_small(A, b):
+    """``(x, ok)`` with ``A x = b`` by Gaussian elimination with partial pivoting (the 2x2 and
+    3x3 Newton systems of this module); ``ok`` is False for a singular or non-finite system.
+    Used instead of ``np.linalg.solve``, whose LAPACK binding and error formatting were most
+    of the compile time of this module (a fresh ``statmech figures`` compiles it)."""
+    n = b.shape[0]
+    M = A.copy()
+    x = b.copy()
+    if not (np.all(np.isfinite(M)) and np.all(np.isfinite(x))):
+        return x, False
+    for k in range(n):
+        p = k
+        big = abs(M[k, k])
+        for i in range(k + 1, n):
+            if abs(M[i, k]) > big:
+                big = abs(M[i, k])
+                p = i
+        if big == 0.0:
+            return x, False
+        if p != k:
+            for j in range(n):
+                M[k, j], M[p, j] = M[p, j], M[k, j]
+            x[k], x[p] = x[p], x[k]
+        for i in range(k + 1, n):
+            f = M[i, k] / M[k, k]
+            for j in range(k, n):
+                M[i, j] -= f * M[k, j]
+            x[i] -= f * x[k]
+    for k in range(n - 1, -1, -1):
+        s = x[k]
+        for j in range(k + 1, n):
+            s -= M[k, j] * x[j]
+        x[k] = s / M[k, k]
+    return x, True
+
+
+@numba.njit(cache=True)
 def _cheb(c, x):
     b1 = 0.0
     b2 = 0.0
@@ -130,9 +167,8 @@ def newton(code, cc, m0, m1, alpha, K, x0, unspec, tol, maxit):
     for it in range(maxit):
         if not np.isfinite(gn):
             return x, False, it, gn
-        try:
-            dx = np.linalg.solve(Hr, -gr)
-        except Exception:
+        dx, ok = solve_small(Hr, -gr)
+        if not ok:
             return x, False, it, gn
         if unspec:
             d = np.array([dx[0], dx[0], dx[1]])
@@ -406,7 +442,9 @@ def delta_newton(code, cc, m0, d1, K, dl, z0, maxit):
         J[2, 2] = -slope1(code, R, S, cc)
         if not np.all(np.isfinite(J)) or not np.all(np.isfinite(r)):
             return z, False, it
-        dz = np.linalg.solve(J, -r)
+        dz, ok = solve_small(J, -r)
+        if not ok:
+            return z, False, it
         step = max(abs(dz[0]) / (1.0 + abs(z[0])), abs(dz[1]) / (abs(z[1]) + math.exp(z[0])),
                    abs(dz[2]) / abs(z[2]))
         # converged: the step is at rounding level, or it stopped shrinking at the noise floor
