@@ -34,7 +34,7 @@ from ..gaussian import _piecewise_fill as gs_fill  # numba node filler of the co
 from ..gaussian import log_H_nb
 from ._kernels import _multiset_weight, _multisets_next
 from ._rsb_sorted import _inner_sorted3
-from .sign_rs import _logaddexp
+from .sign_rs import _logaddexp, _rs_point_fast
 
 _LOG_SQRT2PI = 0.9189385332046727
 _W_MIN = 1e-18
@@ -251,3 +251,53 @@ def _outer_points(T, q0, q1, m, rule):
             a[l] = sq * T[r, l]
         _outer_point(a, q0, b, se, m, rule, bufs, out, 1.0 / n)
     return out
+
+
+@numba.njit(cache=True)
+def _replicon_multiset(z0, w0, K, q0, q1, m, gz, gw, logfact):
+    """E_{t0} <||d^2 ln Z/du du||_F^2> under the tilted inner measure Z^m/W, u = h/sqrt(1-q1)
+    (Eq. F.6; tensor Gauss--Hermite inner rule, the K-unit kernel of the RS replicon RS.3)."""
+    b = math.sqrt(q1 - q0)
+    se = math.sqrt(1.0 - q1)
+    sq = math.sqrt(q0)
+    n0 = z0.shape[0]
+    ni = gz.shape[0]
+    idx = np.zeros(K, dtype=np.int64)
+    jdx = np.zeros(K, dtype=np.int64)
+    u = np.empty(K)
+    a = np.empty(K)
+    lgw = np.log(gw)
+    ntot = 1
+    for l in range(K):
+        ntot *= ni
+    acc = 0.0
+    while True:
+        wt = _multiset_weight(idx, w0, logfact)
+        if wt > 0.0:
+            for l in range(K):
+                a[l] = sq * z0[idx[l]]
+            shift = -np.inf
+            S = 0.0
+            SF = 0.0
+            for flat in range(ntot):
+                f = flat
+                lw = 0.0
+                for l in range(K):
+                    jdx[l] = f % ni
+                    f //= ni
+                    u[l] = (a[l] + b * gz[jdx[l]]) / se
+                    lw += lgw[jdx[l]]
+                lZ, _, fro = _rs_point_fast(u, 1.0, True)
+                e = lw + m * lZ
+                if e > shift:
+                    sc = math.exp(shift - e)
+                    S *= sc
+                    SF *= sc
+                    shift = e
+                x = math.exp(e - shift)
+                S += x
+                SF += x * fro
+            acc += wt * SF / S
+        if not _multisets_next(idx, n0):
+            break
+    return acc

@@ -49,8 +49,9 @@ class Rule:
     ("sorted", n, n_rem, level) the sorted-order rule of :mod:`._rsb_sorted` (K = 3, any
     q1 < 1): Gauss--Legendre orders of the bulk and remainder pieces, tanh--sinh level of
     the Gaussian tails;
-    outer: ("gh", n) multisets of an n-point Gauss--Hermite rule, or ("rqmc", log2, seed)
-    an antithetic scrambled Sobol set;
+    outer: ("gh", n) multisets of an n-point Gauss--Hermite rule, ("ts", level) multisets of
+    the tanh--sinh rule of the RS averages (break at t = 0, :func:`.sign_rs._rs_nodes`), or
+    ("rqmc", log2, seed) an antithetic scrambled Sobol set;
     ibp: dG/dq0 in the integration-by-parts form -(m/2) E|<grad ln Z>|^2 (RS is then an exact
     solution of the discretized equations for every m: used near the branch point) instead
     of the exact derivative of the outer discretization (used towards capacity, where it
@@ -67,7 +68,10 @@ class Rule:
             i = ("sorted", self.inner[1] + 2, self.inner[2] + 2, self.inner[3])
         else:
             i = ("ts", self.inner[1] + 1) if kind == "ts" else ("gh", self.inner[1] + 4)
-        o = ("gh", self.outer[1] + 4) if self.outer[0] == "gh" else ("rqmc", self.outer[1], self.outer[2] + 1)
+        if self.outer[0] == "rqmc":
+            o = ("rqmc", self.outer[1], self.outer[2] + 1)
+        else:
+            o = (self.outer[0], self.outer[1] + (4 if self.outer[0] == "gh" else 1))
         return Rule(i, o, self.ibp)
 
 
@@ -96,9 +100,10 @@ def _energetic(K, q0, q1, m, rule, both=False):
     """(G_E, dG_E/dq0, dG_E/dq1, dG_E/dm) of Eq. F.2 (numba, :mod:`._rsb_avg`); dG_E/dq0 in the
     form selected by ``rule.ibp``; ``both``: also the other form (5th entry: IBP, the 2nd: chain)."""
     arrs = _inner_arrays(rule.inner, K)
-    if rule.outer[0] == "gh":
-        z0, w0 = gs.gauss_hermite(rule.outer[1])
-        out = _outer_multiset(np.ascontiguousarray(z0), np.ascontiguousarray(w0), K, q0, q1, m, arrs, _LOGFACT)
+    if rule.outer[0] in ("gh", "ts"):
+        from .sign_rs import _rs_nodes
+        z0, w0 = _rs_nodes(rule.outer[1] if rule.outer[0] == "ts" else rule.outer)
+        out = _outer_multiset(z0, w0, K, q0, q1, m, arrs, _LOGFACT)
     else:
         from .sign_rs import _sobol_normal
         T = _sobol_normal(K, rule.outer[1], rule.outer[2])
@@ -190,3 +195,18 @@ def solve(K, fixed, value, u0, rule, *, jac=None, tol=1e-10, maxiter=30, h=1e-6)
     info = newton(F, u0, (lambda u: Jfix) if Jfix is not None else J, tol=tol, xtol=1e-13, maxiter=maxiter,
                   in_domain=lambda u: _in_domain(fixed, value, u))
     return info.x, info, (J(info.x) if Jfix is None else Jfix)
+
+
+def replicon_1rsb(K, alpha, q0, q1, m, *, n_outer=("ts", 2), n_inner=10):
+    """Replicon of the lowest (innermost) level of the 1RSB solution (Eq. F.6):
+
+        lambda_I = 1 - alpha E_{t0} <||d^2 ln Z/du du||_F^2>,  u = h/sqrt(1-q1),
+
+    the average over t1 tilted by Z^m/W.  q0 = q1 gives the RS replicon RS.3.  Tensor
+    Gauss--Hermite inner rule (accurate for small q1 - q0 only, see Rule)."""
+    from ._rsb_avg import _replicon_multiset
+    from .sign_rs import _rs_nodes
+    z0, w0 = _rs_nodes(n_outer[1] if n_outer[0] == "ts" else n_outer)
+    gz, gw = gs.gauss_hermite(n_inner)
+    f = _replicon_multiset(z0, w0, K, q0, q1, m, np.ascontiguousarray(gz), np.ascontiguousarray(gw), _LOGFACT)
+    return 1.0 - alpha * f

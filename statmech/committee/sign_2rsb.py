@@ -1,0 +1,102 @@
+r"""Sign tree committee machine, two-step RSB at capacity (q2 -> 1, Eq. 2RSB.1), K = 3.
+
+With overlaps q0 < q1 < q2 and Parisi parameters m1 <= m2, let eps = 1 - q2 -> 0.  Every
+level must scale (m_i = y_i eps; with m1 fixed the energetic 1/eps term vanishes and no
+capacity exists, docs/committee.md), and the coefficient of 1/(2 eps) of the 2RSB free
+entropy is F2 = S2 + alpha E2 with
+
+    S2 = (1/y2) ln L2 + (1/y1) ln(L1/L2) + q0/L1,   L2 = 1 + y2 (1-q1),  L1 = L2 + y1 (q1-q0)
+    E2 = (2/y1) E_{t0} ln E_{t1} Y2(h1)^{y1/y2},   h1 = sqrt(q0) t0 + sqrt(q1-q0) t1,        (2RSB.1)
+    Y2(h) = E_{lambda ~ N(h, (1-q1) I)} exp(-y2 C(lambda)/2)
+
+(Y2 is the 1RSB inner average of :mod:`.sign_1rsb` with v = 1 - q1, y = y2).  S2 is twice
+the jammed k = 2 spherical entropic term of the RSB core (``statmech.rsb.spherical_entropic``
+with ``jammed=True``).  alpha_c^2RSB = min over (q0, q1, y1 <= y2) of R = -S2/E2.  Limits:
+q1 = q0 or y1 = y2 give the 1RSB function alpha(q0, y2) of Eq. 1RSB.1; q1 -> 1 gives
+alpha(q0, y1).
+
+The outer average uses the multisets of a Gauss--Hermite rule, the middle one (t1, not
+permutation symmetric at fixed t0) a tensor Gauss--Hermite rule, the inner one the exact
+1-d reduction of :func:`.sign_1rsb._inner_Y`.
+"""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from .. import gaussian as gs
+from ._kernels import _LOGFACT, _multiset_weight, _multisets_next
+from .sign_1rsb import _inner_Y
+from .sign_rs import _logaddexp
+
+__all__ = ["alpha_2rsb", "entropic_2rsb"]
+
+
+def entropic_2rsb(q0, q1, y1, y2):
+    """S2 of Eq. 2RSB.1 (the 1/(2 eps) coefficient of the jammed 2RSB spherical entropic term)."""
+    L2 = 1.0 + y2 * (1.0 - q1)
+    L1 = L2 + y1 * (q1 - q0)
+    return math.log(L2) / y2 + math.log(L1 / L2) / y1 + q0 / L1
+
+
+@numba.njit(cache=True)
+def _energ_2rsb(z0, w0, zm, lwm, K, q0, q1, y1, y2, xs, xcs, tw, logfact):
+    """E_{t0} ln E_{t1} Y2^{y1/y2}: outer multisets of (z0, w0), middle tensor rule (zm, ln wm)."""
+    n0 = z0.shape[0]
+    nm = zm.shape[0]
+    idx = np.zeros(K, dtype=np.int64)
+    jdx = np.zeros(K, dtype=np.int64)
+    h = np.empty(K)
+    a = np.empty(K)
+    nn = xs.shape[0]
+    zbuf = np.empty(2 * nn)
+    wbuf = np.empty(2 * nn)
+    brk = np.empty(1)
+    v = 1.0 - q1
+    sq = math.sqrt(q0)
+    sd = math.sqrt(q1 - q0)
+    r = y1 / y2
+    acc = 0.0
+    ntot = 1
+    for l in range(K):
+        ntot *= nm
+    while True:
+        wt = _multiset_weight(idx, w0, logfact)
+        if wt > 0.0:
+            for l in range(K):
+                a[l] = sq * z0[idx[l]]
+            lse = -np.inf
+            for flat in range(ntot):
+                f = flat
+                lw = 0.0
+                for l in range(K):
+                    jdx[l] = f % nm
+                    f //= nm
+                    h[l] = a[l] + sd * zm[jdx[l]]
+                    lw += lwm[jdx[l]]
+                lse = _logaddexp(lse, lw + r * math.log(_inner_Y(h, v, y2, xs, xcs, tw, zbuf, wbuf, brk)))
+            acc += wt * lse
+        if not _multisets_next(idx, n0):
+            break
+    return acc
+
+
+def alpha_2rsb(q0, q1, y1, y2, *, K=3, n_outer=12, n_middle=8, inner_level=3):
+    """R = -S2/E2 of Eq. 2RSB.1 at (q0, q1, y1, y2) (the 2RSB capacity is its minimum).
+
+    Outer: multisets of an n_outer-point Gauss--Hermite rule; middle: tensor n_middle-point
+    Gauss--Hermite rule; inner: the exact 1-d reduction (tanh--sinh level ``inner_level``).
+    Returns inf where E2 is not a finite negative number (inner underflow far from the
+    minimum: not a candidate).
+    """
+    z0, w0 = gs.gauss_hermite(n_outer)
+    zm, wm = gs.gauss_hermite(n_middle)
+    xs, xcs, tw = gs._ts_rule(inner_level)
+    e = _energ_2rsb(np.ascontiguousarray(z0), np.ascontiguousarray(w0), np.ascontiguousarray(zm),
+                    np.log(wm), K, q0, q1, y1, y2, xs, xcs, tw, _LOGFACT)
+    E = 2.0 / y1 * e
+    if not (math.isfinite(E) and E < 0.0):
+        return math.inf
+    return -entropic_2rsb(q0, q1, y1, y2) / E
