@@ -1,7 +1,7 @@
 """Continuation engine benchmark: the full erf K = 5 soft-committee picture.
 
 statmech: ``statmech.continuation.analyze`` on the free energy (all branches, folds, branch
-points, stability changes, coexistence points) via ``statmech.commands.phase_diagram.scm_transitions``.
+points, stability changes, coexistence points) via ``statmech.scm.scm_transitions``.
 
 Baseline: what a user would write with scipy for the three numbers alpha_s, alpha_c,
 alpha_d at equal accuracy, *given* analytic gradient and Hessian (sympy-lambdified):
@@ -84,7 +84,7 @@ def _baseline(K, fns):
 
 
 def run():
-    from statmech.commands.phase_diagram import scm_transitions
+    from statmech.scm import scm_transitions
     K = 5
     out = {}
 

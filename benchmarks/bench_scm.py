@@ -78,9 +78,9 @@ def run():
                            "rel_diff of R (specialized, alpha=20) is the BFGS tolerance"))
     # ---- transitions K = 2..50: continuation engine (two-parameter lines in K), direct solver
     for act in ("erf", "relu"):
-        scm.transitions([3, 4], act)
+        scm.transitions([3, 4], act, method="continuation")
         t0 = time.perf_counter()
-        sw = scm.transitions(list(range(2, 51)), act)
+        sw = scm.transitions(list(range(2, 51)), act, method="continuation")
         t_sw = time.perf_counter() - t0
         dr = scm.transitions(list(range(2, 51)), act, method="direct")
         rel = max(abs(getattr(a, k) - getattr(b, k)) / getattr(b, k) for a, b in zip(sw, dr)

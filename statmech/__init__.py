@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "gaussian", "saddle", "symbolic", "errors", "io", "perceptron", "scm", "committee",
-    "franz_parisi", "activations", "continuation", "simulate", "sweep", "figures", "cli",
+    "franz_parisi", "activations", "continuation", "simulate", "sweep", "figures", "cli", "rsb",
 }
 
 __all__ = ["ConvergenceError", "SaddlePoint", "H", "log_H", "inv_mills", "log_2cosh",

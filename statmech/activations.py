@@ -1,7 +1,7 @@
 r"""Mean-field activations: the channel (gate) model of a hidden unit, Swish/ESP.
 
 The model (seed 000, Milletari, Chotibut & Trevisanutto, Sec. 2.3; seed 002, "ESP")
--------------------------------------------------------------------------------
+-----------------------------------------------------------------------------------
 A hidden unit receives the pre-activation (coarse-grained field) ``h`` and transmits it
 through a binary gate ``s in {0, 1}``.  The maximum-entropy distribution of the gate
 given ``h`` at noise level ``1/beta`` is (seed 000 Eq. 2)
@@ -89,7 +89,7 @@ from .errors import ConvergenceError, check_finite, check_int, check_range
 from .symbolic import Scalar, kernels
 
 __all__ = ["Sigmoid", "Softplus", "partition_function", "gate_expectation", "esp", "esp_derivative", "log_partition",
-           "esp_variance", "gate_variance", "esp_parameter_derivatives", "relu_pair_moment",
+           "esp_variance", "gate_variance", "esp_parameter_derivatives", "gate_derivatives", "relu_pair_moment",
            "ESP", "ESPTransitions", "scm_transitions", "SWISH_MIN_X", "SWISH_MIN_VALUE"]
 
 #: beta h at the minimum of h sigma(beta h): -(1 + W(1/e)) (W = Lambert W)
@@ -285,15 +285,29 @@ def gate_variance(h, beta):
     return _eval("gate_variance", h, beta, lambda x: np.where(x == 0, 0.25, 0.0))
 
 
+def gate_derivatives(h, beta):
+    """The sigmoid gate sigma(beta h) and its first two h-derivatives, for exact Hessians.
+
+    Returns a dict with ``f, f_h, f_hh`` from :func:`sympy.diff` of ``beta^{-1} d log Z/dh``.
+    ``beta`` may be any finite real (the expressions are analytic in it).
+    """
+    check_finite("h", h)
+    h = np.asarray(h, dtype=float)
+    b = check_finite("beta", beta)
+    hb, bb = np.broadcast_arrays(h, b)
+    return {"f": _K.gate_v(hb, bb), "f_h": _K.gate_dh_v(hb, bb), "f_hh": _K.gate_dhh_v(hb, bb)}
+
+
 def esp_parameter_derivatives(h, beta):
     """All first and second partial derivatives of ESP(h; beta) needed for exact Hessians.
 
     Returns a dict with ``f, f_h, f_b, f_hh, f_hb, f_bb`` (``b`` = beta), each from
-    :func:`sympy.diff` of ``d log Z / d beta``.  ``beta`` must be finite (>= 0).
+    :func:`sympy.diff` of ``d log Z / d beta``.  ``beta`` may be any finite real (the
+    trainable betas of a network may cross 0; the expressions are analytic in beta).
     """
     check_finite("h", h)
     h = np.asarray(h, dtype=float)
-    b = check_range("beta", beta, 0.0, math.inf)
+    b = check_finite("beta", beta)
     names = {"f": "esp", "f_h": "esp_derivative", "f_b": "esp_dbeta", "f_hh": "esp_dhh",
              "f_hb": "esp_dhbeta", "f_bb": "esp_dbetabeta"}
     return {k: getattr(_K, v + "_v")(*np.broadcast_arrays(h, b)) for k, v in names.items()}
@@ -304,7 +318,7 @@ def relu_pair_moment(rho, order=0):
     """d^n/drho^n of E[relu(u) relu(v)] for unit-variance u, v with correlation rho.
 
     order 0: rho/4 + (sqrt(1-rho^2) + rho arcsin rho)/(2 pi); order 1: 1/4 + arcsin(rho)/(2 pi);
-    order 2: 1/(2 pi sqrt(1-rho^2)) (infinite at |rho| = 1).  Closed forms (Cho & Saul 2009).
+    order 2: 1/(2 pi sqrt(1-rho^2)) (infinite at ``|rho| = 1``).  Closed forms (Cho & Saul 2009).
     """
     rho = check_range("rho", rho, -1.0, 1.0)
     order = check_int("order", order, 0)
@@ -322,8 +336,8 @@ def relu_pair_moment(rho, order=0):
 
 @lru_cache(maxsize=8)
 def _radial_rule(level):
-    from .gaussian import _ts_rule
-    x, xc, w = _ts_rule(level)
+    from .gaussian import tanh_sinh_rule
+    x, xc, w = tanh_sinh_rule(level)
     # t = 1 - exp(-r^2/2) on (0, 1): r = sqrt(-2 log(1 - t)) computed without cancellation
     r = np.where(x < 0.5, np.sqrt(-2.0 * np.log1p(-np.minimum(x, 0.5))), np.sqrt(-2.0 * np.log(xc)))
     keep = w > 0
@@ -332,9 +346,9 @@ def _radial_rule(level):
 
 def _polar_pair(kernel, beta, rho, level):
     """E[f(u) f(v)] for f even or odd (kernel(r, a, b, beta) = f(r a) f(r b)), polar coordinates."""
-    from .gaussian import _ts_rule
+    from .gaussian import tanh_sinh_rule
     r, wr = _radial_rule(level)
-    x, xc, w = _ts_rule(level)
+    x, xc, w = tanh_sinh_rule(level)
     theta = math.acos(min(1.0, max(-1.0, rho)))
     # integrand is pi-periodic in phi; zero lines of u (phi = pi/2) and of v (phi = theta +- pi/2)
     pb = theta + math.pi / 2 if theta < math.pi / 2 else theta - math.pi / 2

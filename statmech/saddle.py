@@ -46,20 +46,31 @@ class SaddlePoint:
 
     Attributes
     ----------
-    model : str, e.g. ``"perceptron.spherical_storage"``
-    params : control parameters (``alpha``, ``kappa``, ``K`` ...)
-    order_params : order parameters (``q``, ``q_hat``, ``R``, ``S``, ``C`` ...)
-    thermo : thermodynamic quantities (``entropy``, ``free_energy``, ``generalization_error`` ...)
+    model : str
+        E.g. ``"perceptron.spherical_storage"``.
+    params : dict
+        Control parameters (``alpha``, ``kappa``, ``K`` ...).
+    order_params : dict
+        Order parameters (``q``, ``q_hat``, ``R``, ``S``, ``C`` ...).
+    thermo : dict
+        Thermodynamic quantities (``entropy``, ``free_energy``, ``generalization_error`` ...).
     converged : bool (or bool array)
-    residual : final residual norm (max-norm of the saddle-point equations)
-    iterations : iterations used
-    hessian_eigenvalues : eigenvalues of the Hessian of the (RS) functional at the solution
-        in the order-parameter space, ascending, or None
-    replicon : the replicon (AT) eigenvalue where defined, or None
-    rs_stable : True/False where the stability of the RS solution is known, else None
-    extra : anything else (branch name, notes, auxiliary data)
-    ansatz : the replica ansatz the numbers belong to: ``"rs"`` (replica symmetric),
-        ``"1rsb"``, ``"2rsb"``, ... (k-step breaking) or ``"frsb"`` (full, Parisi)
+    residual : float (or array)
+        Final residual norm (max-norm of the saddle-point equations).
+    iterations : int (or array)
+        Iterations used.
+    hessian_eigenvalues : array or None
+        Eigenvalues of the Hessian of the (RS) functional at the solution in the
+        order-parameter space, ascending, or None.
+    replicon : float (or array) or None
+        The replicon (AT) eigenvalue where defined, or None.
+    rs_stable : bool (or bool array) or None
+        True/False where the stability of the RS solution is known, else None.
+    extra : dict
+        Anything else (branch name, notes, auxiliary data).
+    ansatz : str
+        The replica ansatz the numbers belong to: ``"rs"`` (replica symmetric),
+        ``"1rsb"``, ``"2rsb"``, ... (k-step breaking) or ``"frsb"`` (full, Parisi).
     """
     model: str
     params: dict
@@ -254,7 +265,7 @@ def fixed_point(G, x0, *, damping=0.5, tol=1e-12, xtol=1e-14, maxiter=10000, in_
 def root_scalar(f, bracket, *, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200):
     """Root of a scalar function in ``bracket`` (Brent); ConvergenceError if not bracketed.
 
-    Returns SolveInfo with x a 1-element array and residual |f(root)|.
+    Returns SolveInfo with x a 1-element array and residual ``|f(root)|``.
     """
     a, b = map(float, bracket)
     fa, fb = f(a), f(b)

@@ -135,7 +135,8 @@ def sweep(fn, points, out, *, executor=None, workers=None, progress=True, checkp
     executor : None / "process" (default pool), "thread", "serial", an Executor or a dask Client
     workers : pool size for the built-in pools (default: min(2, cpu count))
     checkpoint_every : seconds between checkpoint writes (0: after every result)
-    resume : reuse a matching checkpoint of an interrupted run
+    resume : reuse a matching checkpoint of an interrupted run, and return the results of a
+        finished ``out`` written by the same ``fn`` for the same points without recomputing
 
     Returns the list of results in grid order.
     """
@@ -146,6 +147,13 @@ def sweep(fn, points, out, *, executor=None, workers=None, progress=True, checkp
     out = Path(out)
     ckpt = checkpoint_path(out)
     name, fp = _fingerprint(fn, points)
+    if resume and out.exists():
+        try:
+            finished = json.loads(out.read_text())
+        except (OSError, ValueError):
+            finished = {}
+        if finished.get("fn") == name and finished.get("points") == json.loads(_dumps(points)):
+            return finished["results"]
     done = _read_checkpoint(ckpt, fp) if resume else {}
     done = {k: v for k, v in done.items() if 0 <= k < len(points)}
     todo = [i for i in range(len(points)) if i not in done]

@@ -175,7 +175,7 @@ def test_effective_perceptron_inner_average_vs_monte_carlo(rng):
 def test_1rsb_inner_average_vs_monte_carlo(rng):
     h = np.array([0.3, -0.7, -0.2])
     v, y = 0.4, 3.0
-    xs, xcs, tw = gs._ts_rule(4)
+    xs, xcs, tw = gs.tanh_sinh_rule(4)
     n = len(xs)
     Y = sign_1rsb._inner_Y(h, v, y, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
     lam = h + math.sqrt(v) * rng.standard_normal((100000, 3))
@@ -195,7 +195,7 @@ def test_1rsb_reduces_to_rs_as_y_to_0():
 def test_1rsb_multiset_quadrature_equals_tensor_rule():
     """Permutation-symmetric multiset sum == full tensor Gauss-Hermite rule (same nodes)."""
     z, w = gs.gauss_hermite(5)
-    xs, xcs, tw = gs._ts_rule(3)
+    xs, xcs, tw = gs.tanh_sinh_rule(3)
     n = len(xs)
     tot = 0.0
     for i in range(5):
@@ -461,7 +461,7 @@ def test_storage_K5_runs_and_is_stable_at_small_alpha():
 def test_1rsb_grid_inner_and_rqmc_outer_agree_with_multiset_rule():
     from scipy.stats import qmc
     from scipy import special
-    xs, xcs, tw = gs._ts_rule(4)
+    xs, xcs, tw = gs.tanh_sinh_rule(4)
     n = len(xs)
     rng = np.random.default_rng(5)
     for K in (3, 7):

@@ -18,7 +18,7 @@ from statmech import gaussian as gs
 from statmech.committee import _kernels, flip_cost, relu_1rsb, relu_k2
 
 RHO = 1 / math.sqrt(2)
-XS, XCS, TW = gs._ts_rule(3)
+XS, XCS, TW = gs.tanh_sinh_rule(3)
 
 
 # --------------------------------------------------------------------------- references

@@ -167,7 +167,7 @@ def test_1rsb_inner_grid_matches_tanh_sinh_version_at_large_K_and_y(rng):
     """The common-grid inner average vs the independent per-unit tanh-sinh version (K = 25, 49)."""
     for K, y, v in [(25, 512.0, 0.3), (49, 1200.0, 0.27)]:
         h = math.sqrt(1 - v) * rng.standard_normal(K)
-        xs, xcs, tw = gs._ts_rule(6)
+        xs, xcs, tw = gs.tanh_sinh_rule(6)
         n = len(xs)
         a = sign_1rsb._inner_Y(h, v, y, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
         b = sign_1rsb._inner_Y_grid(h, v, y, *sign_1rsb._GL8)

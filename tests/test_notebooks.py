@@ -18,3 +18,10 @@ def test_notebook_runs(path, tmp_path):
     client.execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_committed_unexecuted(path):
+    """Executed copies come from the documentation build (docs/conf.py), never from git."""
+    nb = nbformat.read(path, as_version=4)
+    assert not [c for c in nb.cells if c.cell_type == "code" and (c.get("outputs") or c.get("execution_count"))]

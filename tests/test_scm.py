@@ -7,6 +7,7 @@ from hypothesis import given, settings, strategies as st
 from scipy import integrate, special
 
 from statmech import ConvergenceError, scm
+from statmech.scm._equations import _kern
 
 
 def erf_act(x):
@@ -56,7 +57,7 @@ def test_pair_moments_closed_forms_vs_2d_quadrature(a, b, c):
     g_erf = lambda x: math.erf(x / math.sqrt(2))
     g_relu = lambda x: max(x, 0.0)
     for name, g in (("erf", g_erf), ("relu", g_relu), ("linear", lambda x: x)):
-        closed = float(getattr(scm._kern, f"pm2_{name}")(a, b, c))
+        closed = float(getattr(_kern, f"pm2_{name}")(a, b, c))
         assert closed == pytest.approx(_quad_pair(g, a, b, c, kink=name == "relu"), abs=1e-10), name
 
 
@@ -223,7 +224,7 @@ def test_K_infinity_transitions():
     tr = scm.transitions(math.inf, "erf")
     assert tr.alpha_s == pytest.approx(a_s, rel=1e-12) and round(tr.alpha_s, 2) == 60.99
     assert tr.alpha_c == pytest.approx(a_c, rel=1e-12) and round(tr.alpha_c, 2) == 69.09
-    assert tr.alpha_d is None and tr.order == 1
+    assert tr.alpha_d == math.inf and tr.order == 1  # alpha_d grows like 4 pi K (issue 13: a number, not None)
     tr = scm.transitions(math.inf, "relu")
     assert tr.order == 2 and tr.alpha_c == pytest.approx(2 * math.pi, rel=1e-13)
     # plateau before the transition: eps_g = 1/4 - 1/(2 pi) at R = 0
@@ -453,7 +454,7 @@ def test_transitions_sweep_in_K_by_two_parameter_continuation():
     in K -- no fallback -- and agrees with the independent direct solver to 1e-8."""
     Ks = [2, 3, 4, 6, 9, 13, 20, 27.5, 30, 40, 45.25, 50]
     for act in ("erf", "relu"):
-        sw = scm.transitions(Ks, act)
+        sw = scm.transitions(Ks, act, method="continuation")
         for t, K in zip(sw, Ks):
             assert t.details["solver"].startswith("continuation"), (act, K, t.details)
             if K > 3:
@@ -464,7 +465,7 @@ def test_transitions_sweep_in_K_by_two_parameter_continuation():
             for key in ("alpha_s", "alpha_c", "alpha_d"):
                 assert getattr(t, key) == pytest.approx(getattr(d, key), rel=1e-8), (act, K, key)
     # erf: alpha_d ~ 4 pi K - pi / K; alpha_s, alpha_c approach the K = inf values like 1/K
-    e = scm.transitions([40, 50], "erf")
+    e = scm.transitions([40, 50], "erf", method="continuation")
     assert e[1].alpha_d == pytest.approx(4 * math.pi * 50 - math.pi / 50, rel=2e-6)
     for key, lim in (("alpha_s", 60.992616427), ("alpha_c", 69.087482943)):
         a40, a50 = getattr(e[0], key), getattr(e[1], key)
@@ -474,13 +475,19 @@ def test_transitions_sweep_in_K_by_two_parameter_continuation():
 
 def test_auto_does_not_fall_back_silently(monkeypatch):
     def broken(info, K):
-        raise ConvergenceError("engine broken (test)", diagnostics={"K": K})
-    monkeypatch.setattr(scm, "_transitions_continuation", broken)
+        raise ConvergenceError("solver broken (test)", diagnostics={"K": K})
+    monkeypatch.setattr("statmech.scm._transitions._transitions_continuation", broken)
     with pytest.raises(ConvergenceError):
+        scm.transitions(5, "erf", method="continuation")
+    with pytest.raises(ConvergenceError):
+        scm.transitions([3, 4, 5], "erf", method="continuation")
+    assert scm.transitions(5, "erf").details["solver"] == "direct"  # auto: the direct solver
+    monkeypatch.setattr("statmech.scm._transitions._transitions_direct", broken)
+    with pytest.raises(ConvergenceError):  # ... and never the engine in its place
         scm.transitions(5, "erf")
     with pytest.raises(ConvergenceError):
         scm.transitions([3, 4, 5], "erf")
-    assert scm.transitions(5, "erf", method="direct").order == 1
+    assert scm.transitions(300, "relu").details["solver"].startswith("Landau")  # weakly first order
 
 
 def test_learning_curve_through_the_engine_finds_the_saddle_branch():

@@ -168,3 +168,19 @@ def test_bad_arguments(worker, tmp_path):
         sweep(mod.heavy, points(), tmp_path / "x.json", checkpoint_every=-1)
     with pytest.raises(TypeError, match="JSON"):
         sweep(lambda p: object(), [1], tmp_path / "x.json", executor="serial", progress=False)
+
+
+def test_a_finished_sweep_is_not_recomputed(tmp_path):
+    calls = []
+
+    def f(p):
+        calls.append(p)
+        return p * p
+
+    out = tmp_path / "sq.json"
+    assert sweep(f, [1, 2, 3], out, executor="serial", progress=False) == [1, 4, 9]
+    assert sweep(f, [1, 2, 3], out, executor="serial", progress=False) == [1, 4, 9]
+    assert calls == [1, 2, 3]                      # the second call read the finished file
+    assert sweep(f, [1, 2, 4], out, executor="serial", progress=False) == [1, 4, 16]   # other points
+    assert sweep(f, [1, 2, 4], out, executor="serial", progress=False, resume=False) == [1, 4, 16]
+    assert calls == [1, 2, 3, 1, 2, 4, 1, 2, 4]

@@ -182,7 +182,7 @@ def _relu2_polar(level):
     r: u = e^{-r^2/2} uniform on (0, 1), tanh--sinh in u (no cut-off); theta: tanh--sinh on each
     piece between the kink rays of C (_RELU2_BREAKS), weight dtheta/(2 pi).
     """
-    x, xc, w = gs._ts_rule(level)
+    x, xc, w = gs.tanh_sinh_rule(level)
     m = x < 0.5
     lu = np.empty_like(x)
     lu[m] = np.log(x[m])
@@ -239,7 +239,7 @@ _RELU2_LEVELS = (3, 3)
 def _relu2_rs_averages(q, levels):
     lo, li = levels
     T1, T2, W = _relu2_polar(lo)
-    xs, xcs, tw = gs._ts_rule(li)
+    xs, xcs, tw = gs.tanh_sinh_rule(li)
     return _relu2_rs_average(T1, T2, W, math.sqrt(q / (1.0 - q)), xs, xcs, tw)
 
 
@@ -342,7 +342,7 @@ def _relu2_log_Y(h1, h2, v, y, inner_level=None):
     factorize into closed forms, P_R and I_P are bivariate-normal orthant probabilities with
     correlations +1/sqrt 2 and -1/sqrt 2 (``_log_bvn``).  Vectorized over h1, h2 (arrays).
     """
-    xs, xcs, tw = gs._ts_rule(_RELU2_LEVELS[1] if inner_level is None else inner_level)
+    xs, xcs, tw = gs.tanh_sinh_rule(_RELU2_LEVELS[1] if inner_level is None else inner_level)
     h1 = np.ascontiguousarray(np.atleast_1d(np.asarray(h1, dtype=float)))
     h2 = np.ascontiguousarray(np.atleast_1d(np.asarray(h2, dtype=float)))
     e = _relu2_eqs

@@ -24,7 +24,7 @@ import numpy as np
 from .. import gaussian as gs
 from ..errors import ConvergenceError, check_int
 from ..gaussian import G_nb, H_nb
-from ..gaussian import _piecewise_fill as gs_fill  # numba node filler of the core
+from ..gaussian import piecewise_fill as gs_fill  # numba node filler of the core
 from ..saddle import SaddlePoint
 from ._common import _check_K, _sobol_normal_points, _stationary_2d
 from ._kernels import _LOGFACT, _eqs, _multiset_weight, _multisets_next
@@ -167,7 +167,7 @@ _1RSB_START = np.array([0.575, 3.057])     # (logit q0, log y) near the K = 3 so
 
 def _energ_1rsb(K, q0, y, n_outer, inner_level):
     z, w = gs.gauss_hermite(n_outer)
-    xs, xcs, tw = gs._ts_rule(inner_level)
+    xs, xcs, tw = gs.tanh_sinh_rule(inner_level)
     return _outer_1rsb(np.ascontiguousarray(z), np.ascontiguousarray(w), K, q0, y,
                        xs, xcs, tw, _LOGFACT)
 

@@ -13,8 +13,7 @@ No model-specific code: a model only supplies its free energy.
 
 Public API
 ----------
-``Problem(residual=F, x0=..., p0=..., jacobian=None, dFdp=None, free_energy=None, params={}, ...)``
-``Problem(free_energy=f, gradient=None, hessian=None, x0=..., p0=..., sense="min", ...)``
+``Problem(residual=F, x0=..., p0=..., jacobian=None, dFdp=None, free_energy=None, params={}, ...)`` / ``Problem(free_energy=f, gradient=None, hessian=None, x0=..., p0=..., sense="min", ...)``
     Frozen dataclass describing ``F(x, p) = 0``.  Every callable is called as
     ``fn(x, p, **params)`` with ``x`` a 1-d float array and ``p`` a float.
     Free-energy form: ``F = grad_x f`` (``gradient``; central differences of ``f`` as
@@ -29,8 +28,8 @@ Public API
     names), ``p_name``, ``weights`` (length n+1, the weighted norm on (x, p)),
     ``in_domain(x, p) -> bool``, ``tol`` (absolute residual tolerance, default 1e-10),
     ``rtol`` (default 1e-10: when Newton stagnates above ``tol`` because the terms of F are
-    large -- rounding floor ~eps |F_x| |x| -- a point is still accepted if its componentwise
-    backward error max_i |F_i| / (|F_x| |x| + |F_p| |p|)_i is <= rtol; 0 disables this),
+    large -- rounding floor ``~eps |F_x| |x|`` -- a point is still accepted if its componentwise
+    backward error ``max_i |F_i| / (|F_x| |x| + |F_p| |p|)_i`` is <= rtol; 0 disables this),
     ``affine_in_p`` (F linear in p, as for every free energy ``f = f_0(x) + alpha f_1(x)``
     of the models: ``F_p = F(x, p+1) - F(x, p)`` exactly; otherwise 4th-order differences).
     A ``ValueError`` raised by a model function (point outside its domain) is read as NaN
@@ -39,8 +38,7 @@ Public API
     derives gradient and Hessian (or the Jacobian) with ``sympy.diff``.
     ``problem.with_params(**kw)`` / ``problem.with_start(x0, p0)`` return modified copies.
 
-``trace(problem, p_min=-inf, p_max=inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None,
-        max_steps=2000, s_max=inf, max_angle=0.25, detect=KINDS, tangent=None) -> Branch``
+``trace(problem, p_min=-inf, p_max=inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None, max_steps=2000, s_max=inf, max_angle=0.25, detect=KINDS, tangent=None) -> Branch``
     Pseudo-arclength continuation from ``(problem.x0, problem.p0)`` (first corrected
     at fixed ``p0``).  ``direction`` +1 / -1 starts towards increasing / decreasing p,
     ``None`` traces both ways when ``p0`` is inside ``(p_min, p_max)``.  Bordered
@@ -60,8 +58,8 @@ Public API
     ``branch[name]`` gives one order parameter as an array, ``branch.points(kind)``
     the special points of one kind, ``branch.plot(ax, y=...)``.
 
-``SpecialPoint`` (frozen): ``kind`` in ``KINDS = ("fold", "branch_point",
-    "stability_change", "event")``, ``p``, ``x``, ``f``, ``s``, ``stable_before`` /
+``SpecialPoint`` (frozen)
+    ``kind`` in ``KINDS = ("fold", "branch_point", "stability_change", "event")``, ``p``, ``x``, ``f``, ``s``, ``stable_before`` /
     ``stable_after`` (along increasing arclength), ``tangent``, ``residual``,
     ``name`` (event name), ``coincides`` (for a stability change: "fold" or
     "branch_point" if it happens there), ``branch`` (index in an Analysis), and
@@ -119,6 +117,7 @@ location failing), bad arguments ``ValueError``.
 
 Files (private modules; import from ``statmech.continuation``)
 --------------------------------------------------------------
+======================  ====================================================================================
 ``_problem.py``         ``Problem`` and difference derivatives of its functions (d/dp, dF_x/dp, d(F_x v)/dx)
 ``_results.py``         ``KINDS``, ``SpecialPoint``, ``Branch``, ``CoexistencePoint``, ``Analysis``
 ``_corrector.py``       weighted norms, equilibrated bordered solves, backward error, tangents,
@@ -132,6 +131,7 @@ Files (private modules; import from ``statmech.continuation``)
 ``_analyze.py``         ``analyze``
 ``_two_parameter.py``   ``Curve``, ``continue_point`` (extended systems), ``curve_intersections``
 ``_plots.py``           ``plot_branches``, ``plot_phase_diagram``
+======================  ====================================================================================
 """
 from ._analyze import analyze
 from ._coexistence import coexistence

@@ -7,6 +7,7 @@ import numpy as np
 
 from ._problem import Problem
 
+#: kinds of special point that :func:`trace` detects and locates (``SpecialPoint.kind``)
 KINDS = ("fold", "branch_point", "stability_change", "event")
 
 

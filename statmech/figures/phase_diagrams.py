@@ -73,7 +73,7 @@ def _textbook(out):
 
 def _scm_branches(out):
     import matplotlib.pyplot as plt
-    from ..commands.phase_diagram import scm_transitions
+    from ..scm import scm_transitions
     tr = scm_transitions(5.0, "erf")
     an = tr["analysis"]
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -90,19 +90,14 @@ def _scm_branches(out):
 
 def _scm_diagram(out, activation, K_max):
     import matplotlib.pyplot as plt
-    from ..commands.phase_diagram import scm_lines
+    from ..scm import scm_lines
     res = scm_lines(activation, 2.0, K_max, ds=0.03)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for lab, c in res["lines"].items():
         col, ls, text = _STYLE[lab]
         ax.plot(c.q, c.p, ls, color=col, label=text)
-        ks = [k for k in range(2, int(K_max) + 1) if c.q.min() <= k <= c.q.max()]
-        vals = []
-        for k in ks:
-            try:
-                vals.append(c.p_at(float(k)))
-            except Exception:
-                vals.append(np.nan)
+        ks = [row["K"] for row in res["integer_K"] if c.q.min() <= row["K"] <= c.q.max()]
+        vals = [np.nan if row[lab] is None else row[lab] for row in res["integer_K"] if row["K"] in ks]
         ax.plot(ks, vals, "o", color=col, ms=3)
     for a, b, q, p in res["meet"]:
         ax.plot(q, p, "*", color="k", ms=9)

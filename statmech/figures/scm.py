@@ -104,26 +104,49 @@ def make(out_dir):
     fig.tight_layout()
     paths.append(save(fig, out_dir / "scm_C_overlap.png"))
 
-    # alpha_s, alpha_c, alpha_d vs K
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.8))
-    Ks = np.arange(2, 31)
+    # alpha_s, alpha_c, alpha_d vs K from K = 2 to 1e6 (log axis) and the K = inf limits
+    paths.append(_transitions_vs_K(out_dir))
+    return paths
+
+
+def _transitions_vs_K(out_dir):
+    """alpha_s, alpha_c, alpha_d against K = 2 ... 1e6 with the K = inf values and the derived
+    large-K laws (docs/scm.md, "Any K" and "Large K")."""
+    import matplotlib.pyplot as plt
+    from .. import scm
+    from . import save
+    Ks = [2.0, 2.5, 3.0, 4.0, 6.0, 10.0, 20.0, 40.0, 100.0] + [float(k) for k in np.geomspace(200.0, 1e6, 14)]
+    Kf = np.array(Ks)
+    keys = (("alpha_s", "o", r"$\alpha_s$"), ("alpha_c", "s", r"$\alpha_c$"), ("alpha_d", "^", r"$\alpha_d$"))
+    fig, ax = plt.subplots(1, 3, figsize=(15, 4.2))
     for a, act in ((ax[0], "erf"), (ax[1], "relu")):
-        trs = scm.transitions([int(K) for K in Ks], act)  # continuation engine, lines continued in K
-        for key, mk, lab in (("alpha_s", "o", r"$\alpha_s$"), ("alpha_c", "s", r"$\alpha_c$"), ("alpha_d", "^", r"$\alpha_d$")):
-            y = np.array([np.nan if getattr(t, key) is None else getattr(t, key) for t in trs])
-            a.plot(Ks, y, mk + "-", ms=3, label=lab)
+        trs = scm.transitions(Ks, act)  # direct solver; Landau reduction where weakly first order
         tinf = scm.transitions(math.inf, act)
-        for key, ls in (("alpha_s", ":"), ("alpha_c", "--")):
+        for (key, mk, lab), col in zip(keys, ("C0", "C3", "C2")):
+            y = np.array([getattr(t, key) for t in trs])
+            a.plot(Kf, y, mk + "-", ms=3, color=col, label=lab)
+            if act == "relu":
+                ax[2].plot(Kf, (y - 2 * np.pi) * Kf ** 2, mk + "-", ms=3, color=col, label=lab)
             v = getattr(tinf, key)
-            a.axhline(v, color="0.5", ls=ls, lw=0.8, label=f"K=inf {key} = {v:.4f}")
+            if math.isfinite(v) and (act == "erf" or key == "alpha_c"):
+                a.axhline(v, color=col, ls="--", lw=0.8,
+                          label=f"K = inf: {key} = {v:.4f}" if act == "erf" else r"K = inf: $2\pi$ (all three)")
+        a.set_xscale("log")
         a.set_xlabel("K")
         a.set_ylabel(r"$\alpha$")
-        a.legend(fontsize=7)
-    ax[0].plot(Ks, 4 * np.pi * Ks, "k:", lw=0.8, label=r"$4\pi K$")
+    ax[0].plot(Kf, 4 * np.pi * Kf - np.pi / Kf, "k:", lw=0.8, label=r"$4\pi K - \pi/K$")
     ax[0].set_yscale("log")
-    ax[0].set_title(r"erf: first order for K $\geq$ 3, $\alpha_d \sim 4\pi K$", fontsize=9)
-    ax[1].set_title(r"ReLU: weakly first order for K $\geq$ 3, all $\to 2\pi$", fontsize=9)
-    ax[0].legend(fontsize=7)
+    ax[0].set_title(r"erf: first order, $\alpha_s, \alpha_c \to$ K = inf like 1/K; $\alpha_d \sim 4\pi K$", fontsize=9)
+    ax[1].set_title(r"ReLU: weakly first order, all three $\to 2\pi$", fontsize=9)
+    for c, lab in ((4 - np.pi, r"$4 - \pi$"), (4 - np.pi - 3 * np.pi / 20, r"$4 - \pi - 3\pi/20$"),
+                   (4 - np.pi - 2 * np.pi / 15, r"$4 - \pi - 2\pi/15$")):
+        ax[2].axhline(c, color="0.5", ls=":", lw=0.8)
+        ax[2].annotate(lab, (Kf[-1], c), fontsize=7, ha="right", va="bottom")
+    ax[2].set_xscale("log")
+    ax[2].set_xlabel("K")
+    ax[2].set_ylabel(r"$K^2(\alpha - 2\pi)$")
+    ax[2].set_title(r"ReLU: $K^2(\alpha_x - 2\pi)$ and the derived large-K limits", fontsize=9)
+    for a in ax:
+        a.legend(fontsize=7)
     fig.tight_layout()
-    paths.append(save(fig, out_dir / "scm_transitions_vs_K.png"))
-    return paths
+    return save(fig, Path(out_dir) / "scm_transitions_vs_K.png")

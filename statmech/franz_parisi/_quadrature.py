@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..gaussian import _ts_rule, piecewise_nodes
+from ..gaussian import tanh_sinh_rule, piecewise_nodes
 
 # quadrature settings (accuracy documented in docs/franz_parisi.md, tested in tests/)
 _N_OUTER = 64      # Gauss-Hermite order for the outer (shared) Gaussian field
@@ -43,7 +43,7 @@ def _nodes(breaks, level):
     # (cached) tail rule without a breakpoint of its own
     b = b[np.abs(b) < _FRAME - 1e-9]
     lz, lw, rz, rw = _frame_tails(level)
-    x, xc, w = _ts_rule(level)
+    x, xc, w = tanh_sinh_rule(level)
     edges = np.concatenate(([-_FRAME], b, [_FRAME]))
     a, L = edges[:-1, None], np.diff(edges)[:, None]
     z = np.where(x < 0.5, a + L * x, a + L - L * xc)
@@ -57,7 +57,7 @@ def _nodes1(b, level):
     F = _FRAME
     b = np.clip(np.asarray(b, dtype=float), -F + 1e-9, F - 1e-9)[..., None]
     lz, lw, rz, rw = _frame_tails(level)
-    x, xc, w = _ts_rule(level)
+    x, xc, w = tanh_sinh_rule(level)
     L1, L2 = b + F, F - b
     z1 = np.where(x < 0.5, -F + L1 * x, b - L1 * xc)
     z2 = np.where(x < 0.5, b + L2 * x, F - L2 * xc)

@@ -131,11 +131,11 @@ def binary_perceptron(alpha, d, kappa=0.0):
     from the uniform measure over solutions (``beta -> infinity``), in the replica-symmetric
     ansatz derived in ``docs/franz_parisi.md`` (the seed's Eq. 2.42 is garbled: the sum over
     references must be normalized, i.e. it is the *quenched average over the equilibrium
-    measure*, ``E_xi <log Z_FP(d, W~)>_{W~}``).  The entropy is
+    measure*, ``E_xi <log Z_FP(d, W~)>_{W~}``).  The entropy is ::
 
-    ``S_FP = t_hat t - p_hat p + q1_hat (q1 - 1)/2
-           + E_z (1 + tanh(sqrt(q_hat0) z)) E_y log 2cosh(h)
-           + alpha E_z E_e [H(a)/H(a0) log H(b)]``
+        S_FP = t_hat t - p_hat p + q1_hat (q1 - 1)/2
+               + E_z (1 + tanh(sqrt(q_hat0) z)) E_y log 2cosh(h)
+               + alpha E_z E_e [H(a)/H(a0) log H(b)]
 
     at its stationary point in ``(q1, t, q1_hat, t_hat, p_hat)`` with ``p = 1 - 2d``
     (notation in the package docstring and docs).

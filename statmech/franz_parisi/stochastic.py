@@ -17,7 +17,7 @@ import numpy as np
 from scipy import optimize
 
 from ..errors import ConvergenceError, check_range
-from ..gaussian import _ts_rule, gauss_hermite, log_H
+from ..gaussian import tanh_sinh_rule, gauss_hermite, log_H
 from ..saddle import SaddlePoint, newton, vectorize_over
 from ._common import _capped, _follow, _secant
 from ._equations import _STO
@@ -28,7 +28,7 @@ _N_STO = 64  # outer Gauss-Hermite order for the stochastic-perceptron reference
 
 @lru_cache(maxsize=4)
 def _m_nodes(level=6):
-    x, xc, w = _ts_rule(level)
+    x, xc, w = tanh_sinh_rule(level)
     return np.ascontiguousarray(x), np.ascontiguousarray(-x), np.ascontiguousarray(w)
 
 

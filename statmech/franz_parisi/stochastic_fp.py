@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConvergenceError, check_range
-from ..gaussian import _ts_rule, gauss_hermite, log_H, piecewise_nodes
+from ..gaussian import tanh_sinh_rule, gauss_hermite, log_H, piecewise_nodes
 from ..saddle import SaddlePoint, newton, stack
 from ._common import _capped, _follow, _require_interior, _secant
 from ._equations import _STFP
@@ -56,7 +56,7 @@ class _StfpRef:
         self.alpha, self.q_star, self.beta = alpha, q_star, beta
         zs, wz = _stfp_zrule(r.q_hat, quad)
         # entropic: m in [-1, 0) u (0, 1]
-        x, xc, w = _ts_rule(quad.level)
+        x, xc, w = tanh_sinh_rule(quad.level)
         m = np.concatenate((-x[::-1], x))
         wm = np.concatenate((w[::-1], w))
         lw = -r.A * m[None, :] ** 2 / 2 + math.sqrt(r.q_hat) * zs[:, None] * m[None, :]

@@ -90,9 +90,8 @@ All are affine in ``alpha`` (``phi = phi_entropic(x) + alpha phi_energetic(x)``)
 
 Files
 -----
-One file per model and ansatz (the replica-symmetric theories are ``*_rs.py``; a theory
-with broken replica symmetry goes next to them, e.g. ``spherical_storage_1rsb.py``), on top
-of shared private modules:
+One file per model and ansatz (the replica-symmetric theories are ``*_rs.py``, the broken
+ones ``*_rsb.py`` on the RSB core :mod:`statmech.rsb`), on top of shared private modules:
 
 ``_equations.py``
     the sympy integrands of all four free entropies (one ``@kernels`` set, ``_K``)
@@ -109,6 +108,12 @@ of shared private modules:
     (B1)-(B3): ``binary_storage``, ``binary_capacity``, ``binary_storage_at_line``
 ``binary_teacher_student_rs.py``
     (G1)-(G2): ``binary_teacher_student``, ``binary_teacher_student_transition``
+``spherical_rsb.py``
+    1RSB and full RSB of the spherical perceptron, kappa < 0 included: the jamming line
+    (``gardner_capacity_point``, ``jamming_kstep``, ``jamming_replicon``) and storage at
+    finite alpha (docs/rsb.md, Eqs. P1, J4, J6)
+``api.py``
+    ``gardner_capacity`` and ``spherical_storage``: choose the theory by ``ansatz``
 ``phase_diagram.py``
     ``binary_storage_problem`` (the continuation problem of (B1)) and ``perceptron_lines``
     (capacities in the (kappa, alpha) plane by the continuation engine)
@@ -123,8 +128,9 @@ from .binary_teacher_student_rs import (BinaryTeacherStudentTransition, binary_t
                                         binary_teacher_student_gradient, binary_teacher_student_hessian,
                                         binary_teacher_student_residual, binary_teacher_student_transition)
 from .phase_diagram import binary_storage_problem, perceptron_lines
-from .spherical_storage_rs import (gardner_capacity, spherical_storage, spherical_storage_at_line,
-                                   spherical_storage_free_entropy, spherical_storage_gradient,
+from .api import gardner_capacity, spherical_storage
+from .spherical_rsb import gardner_capacity_point, jamming_kstep, jamming_replicon
+from .spherical_storage_rs import (spherical_storage_at_line, spherical_storage_free_entropy, spherical_storage_gradient,
                                    spherical_storage_hessian, spherical_storage_residual)
 from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_student,
                                            spherical_teacher_student_asymptotic,
@@ -134,7 +140,7 @@ from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_
                                            spherical_teacher_student_residual)
 
 __all__ = [
-    "gardner_capacity", "spherical_storage", "spherical_teacher_student",
+    "gardner_capacity", "gardner_capacity_point", "jamming_kstep", "jamming_replicon", "spherical_storage", "spherical_teacher_student",
     "spherical_teacher_student_asymptotic", "SPHERICAL_TS_ASYMPTOTIC_CONSTANT",
     "binary_storage", "binary_capacity", "binary_teacher_student",
     "spherical_storage_at_line", "binary_storage_at_line",

@@ -28,7 +28,10 @@ def _index():
 
 
 def __getattr__(name):
-    if name.startswith("__"):
+    # private names (submodules such as ``_gd_kernels`` imported with ``from . import``) are
+    # never looked up in the index: building it while a submodule is half-imported would
+    # cache an index without that submodule's names
+    if name.startswith("_"):
         raise AttributeError(name)
     mod = _index().get(name)
     if mod is None:

@@ -98,7 +98,7 @@ def random_binary_instance(N, alpha, *, seed=None, teacher=False):
 
 
 def training_errors(weights, patterns, labels, kappa=0.0):
-    """Number of patterns whose stability sigma (w . xi) / sqrt(N) is <= kappa."""
+    """Number of patterns whose stability sigma (w.xi) / sqrt(N) is <= kappa."""
     X, y = _check_data(patterns, labels)
     w = np.asarray(weights, dtype=np.float64).ravel()
     if w.shape[0] != X.shape[1]:

@@ -64,7 +64,8 @@ __all__ = [
     "binary_teacher_student_enumeration", "BinaryTeacherStudentSample", "binary_teacher_student_annealed",
 ]
 
-MAX_N = 40          # hard limit (2^40 steps would take hours); ~25 is practical
+#: largest N enumerated: a hard limit (2^40 steps would take hours); ~25 is practical
+MAX_N = 40
 _REFRESH = 1 << 16  # recompute the fields from scratch this often
 
 
@@ -290,7 +291,7 @@ def pair_distance_histogram(codes, N):
 
 
 def solutions_bitmask(patterns, labels, kappa=0.0):
-    """All ``w in {+-1}^N`` with ``labels[mu] * w . patterns[mu] / sqrt(N) > kappa`` for all mu.
+    """All ``w in {+-1}^N`` with ``labels[mu] * w.patterns[mu] / sqrt(N) > kappa`` for all mu.
 
     Parameters
     ----------
@@ -360,12 +361,13 @@ def prefix_counts(patterns, labels, kappa=0.0, reference=None) -> PrefixCounts:
     return PrefixCounts(N, P, kappa, n_sol, cap, cum if with_ref else None)
 
 
-def random_patterns(rng, P, N, dist="binary"):
-    """``P`` random patterns of dimension ``N``: ``"binary"`` (+-1) or ``"gaussian"``."""
+def random_patterns(rng, P, N, dist="binary", dtype=float):
+    """``(P, N)`` random patterns from ``rng``: ``"binary"`` (+-1) or ``"gaussian"`` (iid N(0, 1)),
+    stored as ``dtype`` (the Gaussian draw is float64, then rounded)."""
     check_choice("dist", dist, ("binary", "gaussian"))
     if dist == "binary":
-        return (2 * rng.integers(0, 2, size=(P, N)) - 1).astype(float)
-    return rng.standard_normal((P, N))
+        return (2 * rng.integers(0, 2, size=(P, N)) - 1).astype(dtype)
+    return rng.standard_normal((P, N)).astype(dtype, copy=False)
 
 
 # --------------------------------------------------------------------------- storage sweep

@@ -47,14 +47,22 @@ def fp_counts(codes, references, N):
 class FPEnumeration:
     """Enumeration estimate of the Franz--Parisi entropy (see module docstring).
 
-    d : distances k/N, k = 0..N
-    entropy, entropy_err : quenched (1/N) <log N_k> over pairs with N_k > 0, and its
-        standard error across instances (NaN-free: where no pair has N_k > 0 the entry is
-        -inf and ``fraction_nonzero`` is 0)
-    deficit, deficit_err : entropy - (1/N) log C(N, k)
-    fraction_nonzero : fraction of (instance, reference) pairs with N_k > 0
-    n_solutions_mean : mean log-number of solutions per weight, (1/N) <log #solutions>
-    N, alpha, P, n_instances, n_refs, n_sat : sizes (n_sat = instances with >= 1 solution)
+    Attributes
+    ----------
+    d : array
+        Distances k/N, k = 0..N.
+    entropy, entropy_err : array
+        Quenched (1/N) <log N_k> over pairs with N_k > 0, and its standard error across
+        instances (NaN-free: where no pair has N_k > 0 the entry is -inf and
+        ``fraction_nonzero`` is 0).
+    deficit, deficit_err : array
+        entropy - (1/N) log C(N, k).
+    fraction_nonzero : array
+        Fraction of (instance, reference) pairs with N_k > 0.
+    n_solutions_mean : float
+        Mean log-number of solutions per weight, (1/N) <log #solutions>.
+    N, alpha, P, n_instances, n_refs, n_sat
+        Sizes (n_sat = instances with >= 1 solution).
     """
     N: int
     alpha: float

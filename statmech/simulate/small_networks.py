@@ -21,17 +21,16 @@ hidden units.  This module does that from scratch (numpy only, no autograd):
   ``logsumexp(h) - y.h``; the loss is the mean over examples (seed 000 App. A, Eq. 16).
   Parameters per layer: ``W`` (row-major), ``b``, and for trainable ESP one ``beta_i`` per
   hidden unit (seed 000 Eq. 2 has a noise ``beta_i`` per unit).
-* Exact gradient (back-propagation) and exact Hessian by Pearlmutter's R-operator
-  applied to every basis direction (blocks of directions vectorized): for
-  ``Rh_l = Rz_{l-1} W_l + z_{l-1} V_{W_l} + V_{b_l}``,
-  ``Rz_l = phi_h Rh_l + phi_beta V_beta`` forward, and backward
-  ``R delta_l = R eps_l phi_h + eps_l (phi_hh Rh_l + phi_hbeta V_beta)``,
-  ``R g_W = Rz^T delta + z^T R delta``, ``R g_beta = sum [R eps phi_beta + eps (phi_hbeta Rh +
-  phi_betabeta V_beta)]`` (``eps_l = delta_{l+1} W_{l+1}^T``).  The activation derivatives
-  ``phi_h, phi_hh, phi_beta, phi_hbeta, phi_betabeta`` come from the sympy kernels of
-  :mod:`statmech.activations`.  ReLU has ``phi_hh = 0`` (its Hessian is exact almost
-  everywhere).  Verified against central finite differences of the exact gradient and of
-  the loss in the tests.
+* Exact gradient (back-propagation) and exact Hessian, assembled layer by layer
+  (:mod:`statmech.simulate._net_hessian`): a backward recursion gives, per example, the
+  second derivatives of the loss with respect to each layer's pre-activations (and
+  trainable betas), ``G_k = J^T W_{k+1} G_{k+1} W_{k+1}^T J + eps_k phi''``, and every block of
+  parameters is then one sum over examples of Kronecker products (one BLAS-3 product).
+  The activation derivatives ``phi_h, phi_hh, phi_beta, phi_hbeta, phi_betabeta`` come from
+  the sympy kernels of :mod:`statmech.activations`.  ReLU has ``phi_hh = 0`` (its Hessian is
+  exact almost everywhere).  Verified against central finite differences of the exact
+  gradient and of the loss, and against Pearlmutter's R-operator on every unit direction
+  (the previous implementation), in the tests.
 * Full-batch Adam (Kingma & Ba, defaults beta1 = 0.9, beta2 = 0.999, eps = 1e-8, learning rate
   0.01 as in seed 000 Fig. 1).
 * Indices at each checkpoint, with ``lambda_max = max |lambda|`` and the documented
@@ -50,11 +49,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._blas import single_thread_blas
+from ._net_hessian import network_hessian
 from ..errors import check_choice, check_int, check_range
 
 __all__ = ["Task", "linear_task", "nonlinear_task", "digits_task", "Network", "TrainingRun",
            "train_network", "hessian_indices", "hessian_study", "ACTIVATIONS"]
 
+#: hidden-unit activations of :class:`Network` (``activation``)
 ACTIVATIONS = ("relu", "esp", "esp_trainable", "sigmoid")
 
 
@@ -132,46 +134,19 @@ def digits_task():
     return Task("digits", X, Y)
 
 
-def _blas_threads(work):
-    """Context limiting BLAS to one thread for small problems (``work`` ~ flops per GEMM).
-
-    Multi-threaded BLAS on matrices of a few thousand entries costs more in thread
-    synchronization than it saves (4x slower Hessians on a busy 2-core machine).  Uses
-    threadpoolctl when installed, otherwise does nothing.
-    """
-    import contextlib
-    if work > 5e6:
-        return contextlib.nullcontext()
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - optional
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
-
-
 # --------------------------------------------------------------------------- activations
 def _phi(kind, h, beta, second=True):
     """phi and its derivatives: dict with f, f_h (f_b when trainable), and with ``second``
     also f_hh (f_hb, f_bb when trainable), from the sympy kernels of statmech.activations."""
     from .. import activations as A
-    K = A._K
     if kind == "relu":
         pos = (h > 0).astype(float)
         return {"f": h * pos, "f_h": pos, "f_hh": np.zeros_like(h)}
-    if kind == "sigmoid":
-        out = {"f": K.gate_v(h, 1.0), "f_h": K.gate_dh_v(h, 1.0)}
-        if second:
-            out["f_hh"] = K.gate_dhh_v(h, 1.0)
-        return out
-    hb, bb = np.broadcast_arrays(h, beta)
-    out = {"f": K.esp_v(hb, bb), "f_h": K.esp_derivative_v(hb, bb)}
+    out = A.gate_derivatives(h, 1.0) if kind == "sigmoid" else A.esp_parameter_derivatives(h, beta)
+    keep = ("f", "f_h") + (("f_b",) if kind == "esp_trainable" else ())
     if second:
-        out["f_hh"] = K.esp_dhh_v(hb, bb)
-    if kind == "esp_trainable":
-        out["f_b"] = K.esp_dbeta_v(hb, bb)
-        if second:
-            out.update(f_hb=K.esp_dhbeta_v(hb, bb), f_bb=K.esp_dbetabeta_v(hb, bb))
-    return out
+        keep += ("f_hh",) + (("f_hb", "f_bb") if kind == "esp_trainable" else ())
+    return {k: out[k] for k in keep}
 
 
 # --------------------------------------------------------------------------- network
@@ -294,108 +269,23 @@ class Network:
                 out[a:b] = grads[l][k].ravel()
         return float(ell.mean()), out
 
-    def _unit_dirs(self, start, stop):
-        """Unit directions start..stop-1 grouped by (layer, kind): local index, i, j arrays."""
-        lay, _ = self._layout()
-        out = []
-        for l, ent in enumerate(lay):
-            d = {}
-            for k, (a, b, s) in ent.items():
-                lo, hi = max(a, start), min(b, stop)
-                if lo >= hi:
-                    continue
-                flat = np.arange(lo, hi) - a
-                kk = np.arange(lo, hi) - start
-                if k == "W":
-                    d[k] = (kk, flat // s[1], flat % s[1])
-                else:
-                    d[k] = (kk, flat)
-            out.append(d)
-        return out
+    def hessian(self, theta, task, block=None):
+        """Exact Hessian (P x P) of the mean loss.
 
-    def hessian(self, theta, task, block=128):
-        """Exact Hessian (P x P) of the mean loss: R-operator on all unit directions.
-
-        Directions are processed in blocks of ``block``; since they are unit vectors the
-        ``V`` terms are applied by indexing, and the dense parts are single large GEMMs.
+        Assembled layer by layer: the per-example second derivatives with respect to the
+        pre-activations (and trainable betas) of each layer follow from one backward
+        recursion, and every block of parameters is then a sum over examples of Kronecker
+        products, one BLAS-3 product (:mod:`statmech.simulate._net_hessian`).  ``block`` =
+        examples per chunk (None: ``max(256, 2^15 / (max(sizes) + 1)^2)``: small networks keep
+        their temporaries in the cache, large ones get efficient GEMMs); the result depends on
+        it only through round-off.
         """
-        with _blas_threads(self.n_params * task.m * max(self.sizes)):
-            return self._hessian(theta, task, block)
-
-    def _hessian(self, theta, task, block):
         theta = np.asarray(theta, dtype=float)
-        layers, zs, hs, phis = self._forward(theta, task.X)
-        lay, P = self._layout()
-        m = task.m
-        L = len(layers)
-        _, p = self._out(hs[-1], task.Y)
-        deltas = [None] * L
-        epss = [None] * L
-        deltas[L - 1] = (p - task.Y) / m
-        for l in range(L - 1, 0, -1):
-            epss[l - 1] = deltas[l] @ layers[l]["W"].T
-            deltas[l - 1] = epss[l - 1] * phis[l - 1]["f_h"]
-        Hm = np.empty((P, P))
-        for start in range(0, P, block):
-            stop = min(P, start + block)
-            B = stop - start
-            dirs = self._unit_dirs(start, stop)
-            Rzs, Rhs = [None], []
-            for l in range(L):
-                n_in, n_out = self.sizes[l], self.sizes[l + 1]
-                if l == 0:
-                    Rh = np.zeros((B, m, n_out))
-                else:
-                    Rh = (Rzs[l].reshape(B * m, n_in) @ layers[l]["W"]).reshape(B, m, n_out)
-                if "W" in dirs[l]:
-                    kk, i, j = dirs[l]["W"]
-                    Rh[kk, :, j] += zs[l][:, i].T
-                if "b" in dirs[l]:
-                    kk, j = dirs[l]["b"]
-                    Rh[kk, :, j] += 1.0
-                Rhs.append(Rh)
-                if l < L - 1:
-                    Rz = phis[l]["f_h"] * Rh
-                    if "beta" in dirs[l]:
-                        kk, j = dirs[l]["beta"]
-                        Rz[kk, :, j] += phis[l]["f_b"][:, j].T
-                    Rzs.append(Rz)
-            RhL = Rhs[-1]
-            if self.sizes[-1] == 1:
-                Rdelta = (p * (1.0 - p)) * RhL / m
-            else:
-                Rdelta = (p * RhL - p * (p * RhL).sum(axis=-1, keepdims=True)) / m
-            out = np.zeros((B, P))
-            for l in range(L - 1, -1, -1):
-                n_in, n_out = self.sizes[l], self.sizes[l + 1]
-                RgW = (zs[l].T @ Rdelta.transpose(1, 0, 2).reshape(m, B * n_out)).reshape(n_in, B, n_out)
-                RgW = RgW.transpose(1, 0, 2)
-                if l > 0:
-                    RgW = RgW + (Rzs[l].transpose(0, 2, 1).reshape(B * n_in, m) @ deltas[l]).reshape(B, n_in, n_out)
-                a, b_, _ = lay[l]["W"]
-                out[:, a:b_] = RgW.reshape(B, -1)
-                a, b_, _ = lay[l]["b"]
-                out[:, a:b_] = Rdelta.sum(axis=1)
-                if l == 0:
-                    break
-                Reps = (Rdelta.reshape(B * m, n_out) @ layers[l]["W"].T).reshape(B, m, n_in)
-                if "W" in dirs[l]:
-                    kk, i, j = dirs[l]["W"]
-                    Reps[kk, :, i] += deltas[l][:, j].T
-                ph = phis[l - 1]
-                eps = epss[l - 1]
-                Rh = Rhs[l - 1]
-                Rdelta = Reps * ph["f_h"] + eps * (ph["f_hh"] * Rh)
-                if "beta" in lay[l - 1]:
-                    Rgbeta = (Reps * ph["f_b"] + eps * (ph["f_hb"] * Rh)).sum(axis=1)
-                    if "beta" in dirs[l - 1]:
-                        kk, j = dirs[l - 1]["beta"]
-                        Rdelta[kk, :, j] += (eps[:, j] * ph["f_hb"][:, j]).T
-                        Rgbeta[kk, j] += (eps[:, j] * ph["f_bb"][:, j]).sum(axis=0)
-                    a, b_, _ = lay[l - 1]["beta"]
-                    out[:, a:b_] = Rgbeta
-            Hm[start:stop] = out
-        return Hm
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"theta must have shape ({self.n_params},), got {theta.shape}")
+        block = max(256, 2 ** 15 // (max(self.sizes) + 1) ** 2) if block is None else check_int("block", block, 1)
+        with single_thread_blas(2.0 * task.m * self.n_params ** 2):
+            return network_hessian(self, theta, task, block)
 
 
 # --------------------------------------------------------------------------- indices
@@ -452,7 +342,7 @@ def train_network(task, hidden=(10,), activation="esp", beta=1.0, epochs=2000, l
     n_checkpoints = check_int("n_checkpoints", n_checkpoints, 2)
     check_range("residual_tol", residual_tol, 0.0, 1.0)
     net = Network((task.d,) + hidden + (task.n_out,), activation, beta)
-    with _blas_threads(net.n_params * task.m * max(net.sizes)):
+    with single_thread_blas(4.0 * net.n_params * task.m):     # work of one gradient
         return _train(net, task, hidden, activation, beta, epochs, lr, seed, n_checkpoints, zero_tol,
                       residual_tol, progress, checkpoints)
 

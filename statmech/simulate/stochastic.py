@@ -211,7 +211,7 @@ def stochastic_perceptron(patterns, labels, *, seed=None, eta=None, batch=None, 
     AlgorithmResult with ``weights`` (+-1 int8), ``solved``, ``errors``, ``epochs``,
     ``history`` = {``q_star`` (Eq. 2.52), ``errors`` (of sign(m)), ``loss`` (Eq. 2.59, running mean over the
     epoch at the epoch's gamma), ``gamma``} per epoch, ``extra['m']`` the magnetizations and
-    ``extra['status']`` ("solved", "max_epochs" or "frozen" when all |m_i| reached 1).
+    ``extra['status']`` ("solved", "max_epochs" or "frozen" when all ``|m_i|`` reached 1).
     """
     X, y = _check_data(patterns, labels)
     X = _compact(X)

@@ -30,6 +30,7 @@ import numpy as np
 import sympy as sp
 
 from .. import symbolic as S
+from .._blas import single_thread_blas
 from ..errors import check_choice, check_int, check_odd_int, check_range
 
 __all__ = ["TCMResult", "TCMPath", "tcm_instance", "tcm_errors", "tcm_loss", "tcm_hessian",
@@ -153,17 +154,19 @@ def _hessian(X3, y, W, lam):
     t = y * lam * th.sum(axis=1)
     l1 = _TCM.tcm_dell_v(t)            # d ell / dt
     l2 = _TCM.tcm_ddell_v(t)           # d2 ell / dt2
-    # d2 ell / dh_j dh_k = lam^2 l2 d1_j d1_k + delta_jk sigma lam l1 d2_j   (sigma^2 = 1)
+    # d2 ell / dh_j dh_k = lam^2 l2 d1_j d1_k + delta_jk sigma lam l1 d2_j   (sigma^2 = 1):
+    # the branches couple only through the output (rank one in j, k), plus a diagonal term.
+    s = 1.0 / (P * n)
+    U = X3 * (lam * d1)[:, :, None]                               # lam tanh'(h_j) xi_j
+    c_diag = (lam * lam * l2[:, None] * d1 * d1 + (y * lam * l1)[:, None] * d2) * s
     Hm = np.empty((K * n, K * n))
     for j in range(K):
-        for k in range(j, K):
-            c = lam * lam * l2 * d1[:, j] * d1[:, k]
-            if j == k:
-                c = c + y * lam * l1 * d2[:, j]
-            B = (X3[:, j, :].T * c) @ X3[:, k, :] / (P * n)
-            Hm[j * n:(j + 1) * n, k * n:(k + 1) * n] = B
-            if k != j:
-                Hm[k * n:(k + 1) * n, j * n:(j + 1) * n] = B.T
+        Xj = X3[:, j, :]
+        Hm[j * n:(j + 1) * n, j * n:(j + 1) * n] = (Xj.T * c_diag[:, j]) @ Xj
+        if j < K - 1:                  # all blocks (j, k > j) of the row in one GEMM
+            B = (U[:, j, :].T * (l2 * s)) @ U[:, j + 1:, :].reshape(P, -1)
+            Hm[j * n:(j + 1) * n, (j + 1) * n:] = B
+            Hm[(j + 1) * n:, j * n:(j + 1) * n] = B.T
     return Hm
 
 
@@ -172,13 +175,16 @@ def tcm_hessian(W, patterns, labels, K, lam=1.0):
 
     With ``h_j = w_j . xi_j / sqrt(n)``, ``t = sigma lam sum_j tanh(h_j)``:
     ``d^2 L / dw_j dw_k = (1/(P n)) sum_mu [lam^2 ell''(t) tanh'(h_j) tanh'(h_k)
-    + delta_jk sigma lam ell'(t) tanh''(h_j)] xi_j xi_k^T``.  Returns the (N, N) matrix in
-    the flattened order of W (unit by unit).
+    + delta_jk sigma lam ell'(t) tanh''(h_j)] xi_j xi_k^T``: the branches couple only through
+    the output, so each diagonal block and each row of off-diagonal blocks is one GEMM over the
+    patterns (on one BLAS thread).  Returns the (N, N) matrix in the flattened order of W (unit
+    by unit), exactly symmetric.
     """
     X3, y, K = _check_data(patterns, labels, K)
     W = _check_W(W, K, X3.shape[2])
     lam = float(check_range("lam", lam, 0.0, lo_open=True))
-    return _hessian(X3, y, W, lam)
+    with single_thread_blas(2.0 * X3.shape[0] * W.size ** 2):
+        return _hessian(X3, y, W, lam)
 
 
 # --------------------------------------------------------------------------- training
@@ -314,6 +320,7 @@ def tcm_path(W_a, W_b, patterns, labels, K, *, test_patterns=None, test_labels=N
       ``|W_b - W*| <= tol |W_b - W_a|``.
     * Exact Hessian eigenvalues (:func:`tcm_hessian`) at ``n_hessian`` points of Gamma(t)
       equally spaced in progress (Fig. 3.9).
+
     Errors are fractions of the training (and test) sets.  Returns :class:`TCMPath`.
     """
     X3, y, K = _check_data(patterns, labels, K)
@@ -361,7 +368,8 @@ def tcm_path(W_a, W_b, patterns, labels, K, *, test_patterns=None, test_labels=N
         while hess_targets and prog >= hess_targets[0] - tol:
             hess_targets.pop(0)
             hess_t.append(prog)
-            hess_ev.append(np.linalg.eigvalsh(_hessian(X3, y, W, lam)))
+            with single_thread_blas(2.0 * X3.shape[0] * W.size ** 2 + 10.0 * W.size ** 3):
+                hess_ev.append(np.linalg.eigvalsh(_hessian(X3, y, W, lam)))
         return prog
 
     record(W)

@@ -1,0 +1,70 @@
+"""Public entry points that choose the theory by ``ansatz`` (``"rs"``, ``"1rsb"``, ``"frsb"``).
+
+The replica-symmetric theories live in ``spherical_storage_rs.py``; the broken ones in
+``spherical_rsb.py`` (on the RSB core :mod:`statmech.rsb`).  ``ansatz`` has the same
+meaning in every model of the package.
+"""
+from __future__ import annotations
+
+from ..errors import check_choice
+from . import spherical_rsb, spherical_storage_rs
+
+__all__ = ["gardner_capacity", "spherical_storage"]
+
+ANSATZE = ("rs", "1rsb", "frsb")
+
+
+def gardner_capacity(kappa=0.0, ansatz="rs", **options):
+    r"""SAT/UNSAT capacity ``alpha_c(kappa)`` of the spherical perceptron (float or array).
+
+    Parameters
+    ----------
+    kappa : float or array
+        Stability (margin); ``kappa < 0`` is the non-convex negative perceptron.
+    ansatz : {"rs", "1rsb", "frsb"}
+        ``"rs"``: Gardner's closed form
+        ``1/alpha_c = int_{-inf}^kappa Dt (kappa - t)^2`` (thesis Eq. 2.30, Gardner 1988;
+        ``alpha_c(0) = 2``, ``alpha_c(1) = 0.519572229605``), exact for ``kappa >= 0`` and
+        AT-unstable (an upper bound) for ``kappa < 0``.  ``"1rsb"`` and ``"frsb"``: the
+        jamming line of ``docs/rsb.md`` (Eq. J4), equal to RS for ``kappa >= 0``.
+    **options
+        Passed to :func:`gardner_capacity_point` for the RSB ansätze (``Ks``, ``executor``).
+
+    Returns
+    -------
+    float or ndarray
+        ``alpha_c``; ``inf`` where the RS value exceeds the float range (kappa < -38.4).
+        :func:`gardner_capacity_point` returns the full result (order parameters,
+        ``rs_stable``, replicon, convergence report).
+    """
+    check_choice("ansatz", ansatz, ANSATZE)
+    if ansatz == "rs" and not options:
+        return spherical_storage_rs.gardner_capacity(kappa)
+    return spherical_rsb.gardner_capacity_rsb(kappa, ansatz, **options)
+
+
+def spherical_storage(alpha, kappa=0.0, ansatz="rs", **options):
+    r"""Typical solution space of the spherical storage problem at load ``alpha``.
+
+    Parameters
+    ----------
+    alpha : float or array, ``0 <= alpha < gardner_capacity(kappa)``
+    kappa : float or array (broadcast with alpha)
+    ansatz : {"rs", "1rsb", "frsb"}
+        ``"rs"``: Gardner's RS saddle point (thesis Eq. 2.29, corrected prefactor), with
+        ``replicon`` and ``rs_stable`` (False beyond the AT line, which exists for
+        kappa < 0).  ``"1rsb"`` / ``"frsb"``: the broken solution (``q0, q1, m`` /
+        ``x(q)`` in ``extra``), which collapses to RS where RS is stable.
+    **options
+        For the RSB ansätze: ``Ks`` (graded grids of the full-RSB solve).
+
+    Returns
+    -------
+    SaddlePoint
+        Order parameters, ``entropy`` (log of the fraction of the sphere that stores all
+        patterns), convergence report and stability; ``ansatz`` says which theory.
+    """
+    check_choice("ansatz", ansatz, ANSATZE)
+    if ansatz == "rs" and not options:
+        return spherical_storage_rs.spherical_storage(alpha, kappa)
+    return spherical_rsb.spherical_storage_rsb(alpha, kappa, ansatz, **options)

@@ -1,0 +1,27 @@
+r"""Replica symmetry breaking, shared by every model: k-step and full (Parisi) RSB.
+
+Layers (each file a few hundred lines; derivations in ``docs/rsb.md``):
+
+* :mod:`statmech.rsb._lattice` -- numba: the Parisi step
+  ``f(q_{i-1}, h) = (1/m) log E_z exp(m f(q_i, h + sqrt(q_i - q_{i-1}) z))`` on nested
+  field lattices in log space, and its adjoint (exact gradient of the discrete functional).
+* :mod:`statmech.rsb.channels` -- innermost levels written in sympy: the frozen soft hinge
+  (perceptron family at the SAT/UNSAT point, ``m = y (1 - q_1)``), the frozen ``|h|``
+  (SK at T = 0, ``m = y T``), the ``log H`` terminal (perceptron at finite alpha).
+* :mod:`statmech.rsb.kstep` -- :func:`kstep_average` (the nested average and its gradient
+  in every q and m), :func:`spherical_entropic`, :func:`ising_entropic_t0`,
+  :func:`minimize` (Newton, Hessian by differences of the analytic gradient).
+* :mod:`statmech.rsb.parisi` -- :class:`Problem`, :func:`solve_kstep` (free breakpoints),
+  :func:`solve_frsb` (full RSB on graded grids, K -> inf extrapolation,
+  :class:`ParisiSolution` with its convergence report).
+* :mod:`statmech.rsb.sk` -- the validation case, SK at zero temperature.
+"""
+from .kstep import (AbsFrozen, Channel, HingeFrozen, KStepAverage, Lattice, LogHTerminal, MinimizeInfo,
+                    fd_hessian, ising_entropic_t0, kstep_average, make_lattice, minimize, spherical_entropic)
+from .parisi import KStepSolution, ParisiSolution, Problem, graded_grid, richardson, solve_frsb, solve_kstep
+from .sk import SKGroundState, sk_ground_state
+
+__all__ = ["Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "Lattice", "KStepAverage", "MinimizeInfo",
+           "kstep_average", "make_lattice", "spherical_entropic", "ising_entropic_t0", "minimize", "fd_hessian",
+           "Problem", "KStepSolution", "ParisiSolution", "solve_kstep", "solve_frsb", "graded_grid", "richardson",
+           "SKGroundState", "sk_ground_state"]

@@ -1,0 +1,161 @@
+"""Activations of the SCM: the pair moment m(rho) = E[g(u) g(v)] in closed form or by quadrature."""
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import check_choice, check_range
+from ._equations import _kern
+
+ACTIVATIONS = ("erf", "relu", "linear")
+_CODES = {"erf": 0, "relu": 1, "linear": 2}
+_CHEB_DEG = 96
+
+
+@dataclass(frozen=True)
+class Activation:
+    """Resolved activation: pair moment m(rho) = E[g(u) g(v)] at unit variances.
+
+    ``code`` 0/1/2 = erf/relu/linear closed forms, 3 = Chebyshev interpolant ``cc``
+    (rows: coefficients of m, m', m'') of a generic g.  ``m0 = m(0) = E[g]^2``,
+    ``m1 = m(1) = E[g^2]``, ``dm0 = m'(0) = E[g']^2``.
+    """
+    name: str
+    code: int
+    cc: np.ndarray
+    m0: float
+    m1: float
+    dm0: float
+    func: object = None
+
+    def m(self, rho):
+        """m(rho) (vectorized)."""
+        rho = np.asarray(rho, dtype=float)
+        if self.code < 3:
+            return getattr(_kern, f"pmv_{self.name}_v")(rho)
+        return np.polynomial.chebyshev.chebval(np.arcsin(np.clip(rho, -1.0, 1.0)) / (0.5 * np.pi), self.cc[0])
+
+
+_GENERIC_CACHE: dict = {}
+
+
+def _pair_expect(g, sa, sb, r, level=3):
+    """E[g(sa x) g(sb (r x + sqrt(1 - r^2) z))] for independent standard x, z.
+
+    Piecewise tanh--sinh nodes (statmech.gaussian.piecewise_nodes) with the breakpoints where
+    the arguments of g vanish (x = 0 and z = -r x / sqrt(1 - r^2)): exact to ~1e-12 for
+    smooth g and for g with kinks at 0 (ReLU, leaky ReLU, |x|, ...); no cut-off.
+    """
+    from ..gaussian import piecewise_nodes
+    xs, wx = piecewise_nodes([0.0], level)
+    keep = wx > 0
+    xs, wx = xs[keep], wx[keep]
+    gx = np.asarray(g(sa * xs), dtype=float)
+    s = math.sqrt(max(0.0, 1.0 - r * r))
+    if s == 0.0:
+        return float(np.dot(wx, gx * np.asarray(g(sb * r * xs), dtype=float)))
+    tot = 0.0
+    for x, w, gxx in zip(xs, wx, gx):
+        if gxx == 0.0:
+            continue
+        zs, wz = piecewise_nodes([-r * x / s], level)
+        tot += w * gxx * float(np.dot(wz, np.asarray(g(sb * (r * x + s * zs)), dtype=float)))
+    return tot
+
+
+def _generic_pair_moment_grid(g, rhos, level=3):
+    """E[g(u) g(v)] at correlations rhos (unit variances), see :func:`_pair_expect`."""
+    z = np.linspace(-3, 3, 7)
+    gx = np.asarray(g(z), dtype=float)
+    if gx.shape != z.shape or not np.all(np.isfinite(gx)):
+        raise ValueError("activation must be a vectorized callable g(x) returning finite values of the input's shape")
+    return np.array([_pair_expect(g, 1.0, 1.0, float(r), level) for r in rhos])
+
+
+def activation_info(activation) -> Activation:
+    """Resolve ``activation`` ("erf", "relu", "linear" or a callable g(x)) to an :class:`Activation`.
+
+    A callable may provide ``pair_moment(rho)`` (E[g(u)g(v)] at unit variances and
+    correlation rho, vectorized) and ``mean()`` (E[g(z)]); otherwise m(rho) is computed
+    by 2-D piecewise tanh-sinh quadrature (breakpoints where the arguments of g vanish) and
+    interpolated by a degree-96 Chebyshev series
+    in theta = arcsin(rho) (the sqrt(1 - rho^2) end-point singularities of kinked activations such
+    as ReLU are analytic in theta, so the interpolation converges spectrally).
+    """
+    if isinstance(activation, Activation):
+        return activation
+    if isinstance(activation, str):
+        check_choice("activation", activation, ACTIVATIONS)
+        code = _CODES[activation]
+        pm = getattr(_kern, f"pmv_{activation}")
+        d0 = getattr(_kern, f"pm_{activation}")(0.0)[1]
+        return Activation(activation, code, np.zeros((3, 1)), float(pm(0.0)), float(pm(1.0)), float(d0))
+    if not callable(activation):
+        raise ValueError(f"activation must be one of 'erf', 'relu', 'linear' or a callable g(x), got {activation!r}")
+    key = id(activation)
+    hit = _GENERIC_CACHE.get(key)
+    if hit is not None and hit[0]() is activation:
+        return hit[1]
+    from numpy.polynomial import chebyshev as Ch
+    xk = np.cos(np.pi * (np.arange(_CHEB_DEG + 1) + 0.5) / (_CHEB_DEG + 1))
+    nodes = np.sin(0.5 * np.pi * xk)          # rho = sin(theta), theta = (pi/2) x
+    if hasattr(activation, "pair_moment"):
+        vals = np.asarray(activation.pair_moment(nodes), dtype=float)
+        m1 = float(np.asarray(activation.pair_moment(np.array([1.0])), dtype=float).ravel()[0])
+    else:
+        vals = _generic_pair_moment_grid(activation, nodes)
+        m1 = float(_generic_pair_moment_grid(activation, [1.0])[0])
+    if hasattr(activation, "mean"):
+        m0 = float(activation.mean()) ** 2
+    else:
+        from ..gaussian import piecewise_nodes
+        z, w = piecewise_nodes([0.0], 6)
+        m0 = float(np.dot(w, np.asarray(activation(z), dtype=float))) ** 2
+    if not (np.all(np.isfinite(vals)) and math.isfinite(m1) and math.isfinite(m0)):
+        raise ValueError("activation's pair moment is not finite (g must have finite second moment)")
+    c0 = Ch.chebfit(xk, vals, _CHEB_DEG)
+    c1 = Ch.chebder(c0)
+    c2 = Ch.chebder(c1)
+    n = c0.size
+    cc = np.zeros((3, n))
+    cc[0] = c0
+    cc[1, :c1.size] = c1
+    cc[2, :c2.size] = c2
+    dm0 = float(Ch.chebval(0.0, c1)) / (0.5 * np.pi)  # dm/drho = dm/dtheta at rho = 0
+    name = getattr(activation, "__name__", type(activation).__name__)
+    info = Activation(str(name), 3, cc, m0, m1, dm0, activation)
+    try:
+        ref = weakref.ref(activation)
+    except TypeError:
+        ref = (lambda a=activation: a)
+    _GENERIC_CACHE[key] = (ref, info)
+    return info
+
+
+def pair_moment(rho, activation="erf"):
+    """m(rho) = E[g(u) g(v)] for unit-variance Gaussians u, v with correlation rho (|rho| <= 1).
+
+    erf: (2/pi) arcsin(rho/2); ReLU: rho/4 + (sqrt(1-rho^2) + rho arcsin rho)/(2 pi)
+    (seed Eq. 27); linear: rho; a callable: the Chebyshev interpolant (see activation_info).
+    """
+    rho = check_range("rho", rho, -1.0, 1.0)
+    return activation_info(activation).m(rho)[()]
+
+
+def _pm2(info, a, b, c):
+    """E[g(x) g(y)] for centred Gaussians of variances a, b and covariance c (broadcast)."""
+    if info.code < 3:
+        return getattr(_kern, f"pm2_{info.name}_v")(a, b, c)
+    # generic g: 2-D piecewise tanh-sinh quadrature with the given covariance
+    g = info.func
+    a, b, c = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float), np.asarray(c, float))
+    out = np.empty(a.shape)
+    for idx in np.ndindex(a.shape):
+        sa, sb = math.sqrt(a[idx]), math.sqrt(b[idx])
+        r = c[idx] / (sa * sb) if sa > 0 and sb > 0 else 0.0
+        out[idx] = _pair_expect(g, sa, sb, min(1.0, max(-1.0, r)), 3)
+    return out
+

@@ -1,0 +1,101 @@
+"""Shared pieces of the SCM solvers: numba-traced branches of stationary points of the
+site-symmetric beta f (the R = S branch from alpha = 0, multistart Newton), and the
+:class:`Transitions` result."""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ConvergenceError
+from ._equations import _kern
+
+_TOL = 1e-13
+_MAXIT = 100
+
+
+def _trace(info, K, alphas, x0, unspec):
+    alphas = np.ascontiguousarray(alphas, dtype=float)
+    out = np.empty((alphas.size, 12))
+    _kern.trace(info.code, info.cc, info.m0, info.m1, float(K), alphas, np.asarray(x0, dtype=float),
+                bool(unspec), _TOL, _MAXIT, out)
+    return out
+
+
+def _unspecialized_path(info, K, alpha, n=24):
+    """Trace the R = S branch from alpha = 0 (R = S = C = 0) to alpha; returns the final row."""
+    grid = np.concatenate([[0.0], alpha * (np.arange(1, n + 1) / n) ** 2]) if alpha > 0 else np.array([0.0])
+    out = _trace(info, K, grid, np.zeros(3), True)
+    if out[-1, 9] != 1.0:
+        raise ConvergenceError("unspecialized branch: Newton failed", x=out[:, :3][np.isfinite(out[:, 0])][-1:],
+                               diagnostics={"alpha": alpha, "K": K})
+    return out[-1]
+
+
+def _starts(K):
+    pts = [s for s in itertools.product(np.linspace(-0.95, 0.95, 13), np.linspace(-0.6, 0.9, 11),
+                                        (-0.2, -0.05, 0.0, 0.05, 0.2, 0.5))
+           if _kern.in_domain(K, *s)]
+    Kf = K if math.isfinite(K) else 1e6
+    # collective-overlap starts for large K (S = O(1/K), C = O(1/K^2))
+    for R in np.linspace(-0.95, 0.95, 21):
+        for u in (0.5, 0.9, 0.99):
+            s = (u - R) / (Kf - 1)
+            for c in (0.0, 1.0 / Kf ** 2, -1.0 / Kf ** 2):
+                if _kern.in_domain(K, R, s, c):
+                    pts.append((R, s, c))
+    return np.array(pts, dtype=float)
+
+
+def _stationary_points(info, alpha, K):
+    starts = _starts(K)
+    out = np.empty((len(starts), 12))
+    _kern.multistart(info.code, info.cc, info.m0, info.m1, float(alpha), float(K), starts, _TOL, _MAXIT, out)
+    ok = out[out[:, 9] == 1.0]
+    uniq = []
+    for row in ok[np.argsort(ok[:, 3])]:
+        if not any(np.max(np.abs(row[:3] - u[:3])) < 1e-7 for u in uniq):
+            uniq.append(row)
+    return uniq
+
+
+def _spec_starts_at(info, K, alpha):
+    """Minima with R > S and R < S at alpha (lowest free energy of each sign)."""
+    rows = _stationary_points(info, alpha, K)
+    best = {}
+    for r in rows:
+        if r[6] <= 0:
+            continue
+        c = _classify(r[0], r[1])
+        if c != "unspecialized" and c not in best:
+            best[c] = r
+    return best
+
+
+def _classify(R, S, tol=1e-7):
+    if abs(R - S) <= tol * (1 + abs(R)):
+        return "unspecialized"
+    return "specialized" if R > S else "anti-specialized"
+
+
+@dataclass(frozen=True)
+class Transitions:
+    """Specialization transitions of the site-symmetric SCM at fixed K.
+
+    ``alpha_s``: the specialized (R > S) minimum appears (fold; = alpha_c for a continuous
+    transition); ``alpha_c``: equal free energies of the specialized and unspecialized
+    minima, or the second-order point; ``alpha_d``: the unspecialized (R = S) minimum loses
+    stability (site-symmetric Hessian); ``order``: 1 or 2.  Always numbers, alpha_s <= alpha_c
+    <= alpha_d; finite except alpha_d = inf at K = inf for m''(0) = 0 (erf).  ``details``:
+    branch data at the points (R, S, C), the anti-specialized fold (None if it has none), the
+    solver ("continuation", "direct", "Landau reduction", ...) and accuracy.
+    """
+    K: float
+    activation: str
+    alpha_s: float
+    alpha_c: float
+    alpha_d: float
+    order: int
+    details: dict

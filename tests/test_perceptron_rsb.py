@@ -1,0 +1,201 @@
+"""Spherical perceptron beyond RS: jamming line RS/1RSB/FRSB, storage above the AT line."""
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from statmech import ConvergenceError
+from statmech import perceptron as P
+from statmech.perceptron import spherical_rsb as PR
+from statmech.rsb import kstep
+
+
+# --------------------------------------------------------------- RS and the collapse for kappa >= 0
+@pytest.mark.parametrize("kappa", [-2.0, -0.5, 0.0, 1.0])
+def test_rs_jamming_from_the_core_is_gardner(kappa):
+    """y = 0 (m -> 0) of the jammed functional: R = 1/E(kappa - t)_+^2, any q0."""
+    prob = PR.JammingProblem(kappa)
+    for q0 in (0.2, 0.7):
+        q = np.array([q0, 1.0])
+        R = prob.evaluate(q, np.array([0.0]), kstep.make_lattice(q, [0.0], prob.channel), grad=False)[0]
+        assert R == pytest.approx(P.gardner_capacity(kappa), rel=1e-12)
+
+
+@pytest.mark.parametrize("kappa", [0.0, 0.5, 2.0])
+@pytest.mark.parametrize("ansatz", ["1rsb", "frsb"])
+def test_kappa_nonnegative_collapses_to_rs(kappa, ansatz):
+    r = PR.gardner_capacity_point(kappa, ansatz)
+    assert r.alpha_c == pytest.approx(P.gardner_capacity(kappa), rel=1e-10)
+    assert r.extra["collapsed_to_rs"] and r.ansatz == ansatz
+    if ansatz == "1rsb":
+        assert r.q0 == r.q1 == 1.0
+
+
+@pytest.mark.parametrize("kappa", [0.0, 0.5])
+def test_no_rsb_minimum_below_rs_for_kappa_nonnegative(kappa):
+    """The reason for the collapse: R(q0, y) >= alpha_RS on the whole 1RSB parameter space."""
+    prob = PR.JammingProblem(kappa)
+    a_rs = P.gardner_capacity(kappa)
+    for q0 in (0.05, 0.3, 0.6, 0.9, 0.99):
+        for y in (0.1, 1.0, 10.0, 100.0):
+            q = np.array([q0, 1.0])
+            R = prob.evaluate(q, np.array([y]), kstep.make_lattice(q, [y], prob.channel), grad=False)[0]
+            assert R >= a_rs * (1 - 1e-12)
+
+
+def test_jamming_replicon_is_the_q_to_1_limit_of_the_rs_replicon():
+    kappa = -0.5
+    ac = P.gardner_capacity(kappa)
+    r = P.spherical_storage(ac * (1 - 1e-7), kappa)
+    assert r.replicon == pytest.approx(PR.jamming_replicon(kappa), abs=2e-3)
+    assert PR.jamming_replicon(0.0) == pytest.approx(0.0, abs=1e-14)   # isostatic at kappa = 0
+    assert PR.jamming_replicon(-0.1) < 0 < PR.jamming_replicon(0.1)
+    rs = PR.gardner_capacity_point(-1.0, "rs")
+    assert rs.rs_stable is False and rs.replicon < 0
+
+
+# --------------------------------------------------------------- kappa < 0
+@pytest.mark.parametrize("kappa", [-0.5, -1.0, -2.0])
+def test_one_rsb_below_rs_and_stationary(kappa):
+    r = PR.gardner_capacity_point(kappa, "1rsb")
+    assert r.alpha_c < P.gardner_capacity(kappa)
+    assert 0 < r.q0 < 1 and r.y > 0 and r.residual < 1e-9
+    assert np.all(r.hessian_eigenvalues > 0)  # a minimum of R
+
+
+@pytest.mark.slow
+def test_one_rsb_jamming_matches_mpmath_functional():
+    """R(q0, y) at the 1RSB minimum, kappa = -1, by brute-force double quadrature."""
+    kappa = -1.0
+    r = PR.gardner_capacity_point(kappa, "1rsb")
+    q0, y = r.q0, r.y
+    mp.mp.dps = 15
+    a, b = math.sqrt(q0), math.sqrt(1 - q0)
+
+    def inner(z0):
+        c = kappa - a * z0
+        f = lambda z1: mp.npdf(z1) * mp.exp(-y * max(c - b * z1, 0) ** 2 / 2)
+        return mp.log(mp.quad(f, [-mp.inf, c / b, mp.inf])) / y
+    E = mp.quad(lambda z0: mp.npdf(z0) * inner(z0), [-mp.inf, kappa / a, mp.inf])
+    L1 = 1 + y * (1 - q0)
+    S = (mp.log(L1) / y + q0 / L1) / 2
+    assert r.alpha_c == pytest.approx(float(-S / E), rel=1e-9)
+
+
+def test_jamming_gradient_matches_finite_differences():
+    prob = PR.JammingProblem(-1.0)
+    q = np.array([0.55, 0.8, 1.0])
+    y = np.array([15.0, 40.0])
+    lat = kstep.make_lattice(q, y, prob.channel)
+    v, gq, gy = prob.evaluate(q, y, lat)
+    h = 1e-6
+    for i in range(2):
+        e = np.zeros(3)
+        e[i] = h
+        fd = (prob.evaluate(q + e, y, lat, False)[0] - prob.evaluate(q - e, y, lat, False)[0]) / (2 * h)
+        assert gq[i] == pytest.approx(fd, rel=1e-6)
+        e = np.zeros(2)
+        e[i] = h
+        fd = (prob.evaluate(q, y + e, lat, False)[0] - prob.evaluate(q, y - e, lat, False)[0]) / (2 * h)
+        assert gy[i] == pytest.approx(fd, rel=1e-6, abs=1e-10)
+
+
+def test_frsb_below_1rsb_below_rs_short_grids():
+    r = PR.gardner_capacity_point(-1.0, "frsb", Ks=(2, 4))
+    a1 = PR.gardner_capacity_rsb(-1.0, "1rsb")
+    aK = r.extra["alpha_K"]
+    assert aK[0] > aK[1] and aK[0] < a1 < P.gardner_capacity(-1.0)
+    assert r.alpha_c < aK[-1]
+
+
+def test_kstep_jamming_monotone_in_k():
+    a = [PR.jamming_kstep(-1.0, k).value for k in (1, 2)]
+    assert a[1] < a[0] == pytest.approx(PR.gardner_capacity_rsb(-1.0, "1rsb"), rel=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kappa", [-0.5, -1.0, -2.0])
+def test_frsb_jamming_converged_sequence(kappa):
+    r = PR.gardner_capacity_point(kappa, "frsb")
+    aK = r.extra["alpha_K"]
+    assert aK[0] > aK[1] > aK[2] > r.alpha_c
+    assert r.alpha_c < r.extra["alpha_1rsb"] < r.extra["alpha_rs"]
+    assert 1.5 < r.extra["order"] < 2.5
+    assert r.extra["error"] < 2e-4 * r.alpha_c
+    assert r.extra["lattice_error"] < 1e-9 * r.alpha_c
+
+
+# --------------------------------------------------------------- storage at finite alpha
+def test_storage_below_at_line_collapses_to_rs():
+    r = PR.spherical_storage_rsb(5.0, -1.0, "1rsb")
+    rs = P.spherical_storage(5.0, -1.0)
+    assert r.q0 == r.q1 == rs.q and r.entropy == rs.entropy and r.extra["collapsed_to_rs"]
+
+
+def test_storage_above_at_line_breaks_replica_symmetry():
+    alpha, kappa = 9.0, -1.0
+    assert alpha > P.spherical_storage_at_line(kappa)
+    r1 = PR.spherical_storage_rsb(alpha, kappa, "1rsb")
+    rf = PR.spherical_storage_rsb(alpha, kappa, "frsb", Ks=(2, 4))
+    rs = P.spherical_storage(alpha, kappa)
+    assert r1.q0 < rs.q < r1.q1 and 0 < r1.m < 1
+    assert rf.entropy < r1.entropy < rs.entropy   # the free entropy is minimized over the ansatz
+    assert r1.rs_stable is False and r1.replicon < 0
+    assert abs(r1.complexity) < 1e-8   # interior minimum in m: the selected states have zero complexity
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="ansatz"):
+        PR.gardner_capacity_point(-1.0, "2rsb")
+    with pytest.raises(ValueError, match="kappa"):
+        PR.gardner_capacity_point(float("nan"), "1rsb")
+    with pytest.raises(ValueError, match="alpha"):
+        PR.spherical_storage_rsb(-1.0, 0.0)
+    with pytest.raises(ValueError, match="k must be"):
+        PR.jamming_kstep(-1.0, 0)
+
+
+def test_vectorized_over_kappa():
+    r = PR.gardner_capacity_point(np.array([0.5, -1.0]), "1rsb")   # collapsed point first
+    assert r.alpha_c.shape == (2,) and r.extra["points"][0]["collapsed_to_rs"]
+    k = np.array([-1.0, -0.5, 0.5])
+    a = PR.gardner_capacity_rsb(k, "1rsb")
+    assert a.shape == (3,)
+    assert a[2] == pytest.approx(P.gardner_capacity(0.5), rel=1e-12)
+    assert a[0] == pytest.approx(PR.gardner_capacity_rsb(-1.0, "1rsb"), rel=1e-12)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kappa=st.floats(-5, 5), alpha=st.floats(0, 1e4))
+def test_storage_finite_or_raises(kappa, alpha):
+    try:
+        r = PR.spherical_storage_rsb(alpha, kappa, "1rsb")
+    except (ValueError, ConvergenceError):
+        return
+    assert np.isfinite(r.entropy) and np.isfinite(r.q0) and np.isfinite(r.q1)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kappa=st.floats(-5, 5))
+def test_one_rsb_capacity_finite_or_raises(kappa):
+    try:
+        a = PR.gardner_capacity_rsb(kappa, "1rsb")
+    except ConvergenceError:
+        return
+    assert np.isfinite(a) and a <= P.gardner_capacity(kappa) * (1 + 1e-12)
+
+
+@pytest.mark.slow
+def test_one_rsb_storage_approaches_the_jamming_scaling():
+    """Second route to the 1RSB jamming point: at finite alpha, as alpha -> alpha_J^1RSB,
+    q1 -> 1 with m/(1 - q1) -> y_J and q0 -> q0_J of the jammed functional (J4)."""
+    jam = PR.gardner_capacity_point(-1.0, "1rsb")
+    ys, q0s = [], []
+    for alpha in (12.0, 12.2):
+        r = PR.spherical_storage_rsb(alpha, -1.0, "1rsb")
+        ys.append(r.m / (1 - r.q1))
+        q0s.append(r.q0)
+    assert ys[0] < ys[1] < jam.y and abs(ys[1] - jam.y) < 0.25 * jam.y
+    assert q0s[0] < q0s[1] < jam.q0 and abs(q0s[1] - jam.q0) < 0.02
