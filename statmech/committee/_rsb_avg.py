@@ -30,7 +30,7 @@ import math
 import numba
 import numpy as np
 
-from ..gaussian import _piecewise_fill as gs_fill  # numba node filler of the core
+from ..gaussian import piecewise_fill as gs_fill  # numba node filler of the core
 from ..gaussian import log_H_nb
 from ._kernels import _multiset_weight, _multisets_next
 from ._rsb_sorted import _inner_sorted3

@@ -31,7 +31,7 @@ import math
 import numba
 import numpy as np
 
-from ..gaussian import _piecewise_fill as gs_fill
+from ..gaussian import piecewise_fill as gs_fill
 from ..gaussian import log_H_nb
 from .sign_rs import _logaddexp
 

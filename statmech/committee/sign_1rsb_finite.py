@@ -18,8 +18,9 @@ The saddle point solves grad s = 0 (Eqs. F.3, gradient F.4 in :mod:`._rsb_avg`).
 * :func:`replicon_1rsb` -- the replicon of the lowest level (Eq. F.6).
 
 The entropic term is the k = 1 case of the spherical entropic term of the RSB core
-(``statmech.rsb.spherical_entropic``); ``_entropic`` is the same formula with the same
-signature, kept here until the core is on main.
+(:func:`statmech.rsb.spherical_entropic`).  The K-dimensional nested average is not the
+core's (its lattices are 1-d fields): the K = 3 inner average in sorted order is in
+:mod:`._rsb_sorted`, the outer multiset average in :mod:`._rsb_avg`.
 """
 from __future__ import annotations
 
@@ -30,11 +31,12 @@ import numpy as np
 
 from .. import gaussian as gs
 from ..errors import ConvergenceError
-from ..saddle import SaddlePoint, newton
+from ..rsb import spherical_entropic
+from ..saddle import newton
 from ._kernels import _LOGFACT
 from ._rsb_avg import _outer_multiset, _outer_points
 
-__all__ = ["Rule", "solve"]
+__all__ = ["Rule", "TCMRSBPoint", "solve", "tcm_1rsb_point"]
 
 _EMPTY = np.empty(0)
 
@@ -86,10 +88,10 @@ def _inner_arrays(inner, K):
     if kind == "sorted":
         if K != 3:
             raise ValueError(f"the sorted inner rule is for K = 3 only, got K={K}")
-        xs, xcs, tw = gs._ts_rule(inner[3])
+        xs, xcs, tw = gs.tanh_sinh_rule(inner[3])
         return (True, _EMPTY, _EMPTY, xs, xcs, tw) + _gl(inner[1]) + _gl(inner[2])
     if kind == "ts":
-        xs, xcs, tw = gs._ts_rule(inner[1])
+        xs, xcs, tw = gs.tanh_sinh_rule(inner[1])
         return (False, _EMPTY, _EMPTY, xs, xcs, tw, _EMPTY, _EMPTY, _EMPTY, _EMPTY)
     z, w = gs.gauss_hermite(inner[1])
     return (False, np.ascontiguousarray(z), np.ascontiguousarray(w), _EMPTY, _EMPTY, _EMPTY,
@@ -117,19 +119,9 @@ def _energetic(K, q0, q1, m, rule, both=False):
 
 
 def _entropic(q0, q1, m):
-    """(G_S, dG_S/dq0, dG_S/dq1, dG_S/dm) of Eq. F.1 (k = 1 spherical entropic term)."""
-    L1 = 1.0 - q1
-    d = q1 - q0
-    L0 = L1 + m * d
-    lr = math.log(L0 / L1)
-    S = 0.5 * (math.log(L1) + lr / m + q0 / L0)
-    # dS/dL0, dS/dL1 (through the log-ratio and q0/L0), then the chain rule
-    sL0 = 0.5 * (1.0 / (m * L0) - q0 / L0 ** 2)
-    sL1 = 0.5 * (1.0 / L1 - 1.0 / (m * L1))
-    dq0 = 0.5 / L0 + sL0 * (-m)
-    dq1 = sL0 * (m - 1.0) - sL1
-    dm = -0.5 * lr / m ** 2 + sL0 * d
-    return np.array([S, dq0, dq1, dm])
+    """(G_S, dG_S/dq0, dG_S/dq1, dG_S/dm) of Eq. F.1: the k = 1 spherical entropic term of the RSB core."""
+    S, dq, dm = spherical_entropic([q0, q1], [m])
+    return np.array([S, dq[0], dq[1], dm[0]])
 
 
 def _functional(K, alpha, q0, q1, m, rule):
@@ -173,6 +165,19 @@ def _in_domain(fixed, value, u):
     return 0.0 < q0 < q1 < 1.0 and m > 0.0 and alpha > 0.0
 
 
+def fd_jacobian(K, fixed, value, u, rule, *, h=1e-5, f0=None):
+    """Forward-difference Jacobian of the scaled residual (step h, relative for m and alpha):
+    3 evaluations of the functional (4 without f0), the chord matrix of :func:`solve`."""
+    u = np.asarray(u, dtype=float)
+    f0 = _residual(K, fixed, value, u, rule) if f0 is None else f0
+    Jm = np.empty((3, 3))
+    for c in range(3):
+        e = np.zeros(3)
+        e[c] = h * max(1.0, abs(u[c])) if c > 0 else h
+        Jm[:, c] = (_residual(K, fixed, value, u + e, rule) - f0) / e[c]
+    return Jm
+
+
 def solve(K, fixed, value, u0, rule, *, jac=None, tol=1e-10, maxiter=30, h=1e-6):
     """1RSB saddle point (Eq. F.3) with one coordinate fixed (see ``_unpack``), from u0.
 
@@ -210,3 +215,64 @@ def replicon_1rsb(K, alpha, q0, q1, m, *, n_outer=("ts", 2), n_inner=10):
     gz, gw = gs.gauss_hermite(n_inner)
     f = _replicon_multiset(z0, w0, K, q0, q1, m, np.ascontiguousarray(gz), np.ascontiguousarray(gw), _LOGFACT)
     return 1.0 - alpha * f
+
+
+# --------------------------------------------------------------------------- public: a point of the branch
+@dataclass(frozen=True)
+class TCMRSBPoint:
+    """A finite-alpha 1RSB saddle point of the sign tree committee (Eq. F.3).
+
+    alpha, q0 < q1 < 1, m in (0, 1]: the solution; free_entropy: s of Eq. F.1 there;
+    converged, residual (max of the scaled stationarity equations), iterations: of the chord
+    Newton solve; ansatz: "1rsb"; rule: the quadrature (repr of :class:`Rule`).
+    """
+    K: int
+    alpha: float
+    q0: float
+    q1: float
+    m: float
+    free_entropy: float
+    converged: bool
+    residual: float
+    iterations: int
+    ansatz: str
+    rule: str
+
+
+def tcm_1rsb_point(K, q1, *, guess=None, rule=None, tol=1e-9, maxiter=25):
+    """1RSB saddle point of the sign TCM at finite alpha on the branch towards capacity, at fixed q1.
+
+    Along the 1RSB branch q1 grows from the AT line to 1 at capacity, so q1 (not alpha) is
+    the parameter: the unknowns are q0, m and alpha (Eq. F.3, grad s = 0).  K = 3 only (the
+    sorted-order inner average of :mod:`._rsb_sorted`; the tensor rules of :mod:`._rsb_avg`
+    do not resolve the layers of width sqrt(1 - q1) near capacity).  Default rule: inner
+    ("sorted", 6, 4, 1), outer ("gh", 8).  Default guess: the frozen expansion of Eq. F.8
+    with the same outer rule, q0 = q0*, m = y* (1 - q1), alpha = alpha_c + slope (1 - q1),
+    good for 1 - q1 <~ 0.02 (m <~ 0.4).  Newton with a chord Jacobian (forward differences
+    at the guess): about 4 + iterations evaluations of Eq. F.1, ~20 s each on an idle core.
+
+    Raises ValueError for K != 3 or q1 outside (0, 1), ConvergenceError (with the last
+    iterate) if the solve does not reach ``tol``.
+    """
+    if K != 3:
+        raise ValueError(f"K must be 3 for tcm_1rsb_point (sorted-order inner average), got {K!r}")
+    if not (isinstance(q1, (int, float)) and 0.0 < q1 < 1.0):
+        raise ValueError(f"q1 must be a number in (0, 1), got {q1!r}")
+    rule = Rule(inner=("sorted", 6, 4, 1), outer=("gh", 8)) if rule is None else rule
+    if guess is None:
+        if rule.outer[0] != "gh":
+            raise ValueError(f"guess is required with a non Gauss-Hermite outer rule, got rule={rule!r}")
+        from .sign_1rsb_branch import capacity_expansion
+        ce = capacity_expansion(K, n_outer=rule.outer[1])
+        eps = 1.0 - q1
+        guess = (ce["q0"], ce["y"] * eps, ce["alpha_c"] + ce["slope"] * eps)
+    u0 = np.asarray(guess, dtype=float)
+    if u0.shape != (3,) or not _in_domain("q1", q1, u0):
+        raise ValueError(f"guess must be (q0, m, alpha) with 0 < q0 < q1, m > 0, alpha > 0, got {guess!r}")
+    f0 = _residual(K, "q1", q1, u0, rule)
+    J = fd_jacobian(K, "q1", q1, u0, rule, f0=f0)
+    u, info, _ = solve(K, "q1", q1, u0, rule, jac=J, tol=tol, maxiter=maxiter)
+    s = float(_functional(K, u[2], u[0], q1, u[1], rule)[0][0])
+    return TCMRSBPoint(K=K, alpha=float(u[2]), q0=float(u[0]), q1=float(q1), m=float(u[1]), free_entropy=s,
+                       converged=bool(info.converged), residual=float(info.residual),
+                       iterations=int(info.iterations), ansatz="1rsb", rule=repr(rule))

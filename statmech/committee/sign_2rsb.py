@@ -93,7 +93,7 @@ def alpha_2rsb(q0, q1, y1, y2, *, K=3, n_outer=12, n_middle=8, inner_level=3):
     """
     z0, w0 = gs.gauss_hermite(n_outer)
     zm, wm = gs.gauss_hermite(n_middle)
-    xs, xcs, tw = gs._ts_rule(inner_level)
+    xs, xcs, tw = gs.tanh_sinh_rule(inner_level)
     e = _energ_2rsb(np.ascontiguousarray(z0), np.ascontiguousarray(w0), np.ascontiguousarray(zm),
                     np.log(wm), K, q0, q1, y1, y2, xs, xcs, tw, _LOGFACT)
     E = 2.0 / y1 * e
