@@ -72,7 +72,8 @@ and ``tcm_1rsb_large_K(K or ln_K)`` (the K -> inf continuum limit of Eq. 1RSB.1,
 ``relu_kernel_Q(q)``; ``relu_rs_capacity_error(K)``; ``sign_flip_cost(t)``, ``relu_flip_cost(t)``;
 ReLU: ``tcm_storage(alpha, 2, "relu")`` (K = 2 RS at finite alpha), ``relu_at_line(2)``,
 ``relu_capacity_1rsb_point(2)`` (1RSB = RS = 4/3, convex version space),
-``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6).
+``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6);
+sign, finite-alpha 1RSB: ``tcm_1rsb_point(3, q1)`` -> ``TCMRSBPoint`` (q0, q1, m, alpha, ansatz).
 
 Files
 -----
@@ -83,6 +84,12 @@ One file per theory; the public names above are re-exported here, where they hav
 ``sign_rs.py``              sign RS: capacity (Eq. 3.5), saddle point at finite alpha (RS.1-RS.3),
                             AT line
 ``sign_1rsb.py``            sign 1RSB at capacity (Eq. 1RSB.1): multiset rule (K <= 5), RQMC (K >= 7)
+``sign_1rsb_finite.py``     sign 1RSB at finite alpha (q1 < 1, m free; Eqs. F.1-F.3), K = 3:
+                            ``tcm_1rsb_point``
+``sign_1rsb_branch.py``     the approach of that branch to capacity (Eqs. F.7-F.8), extrapolation
+``sign_2rsb.py``            sign 2RSB at capacity (q2 -> 1, Eq. 2RSB.1), K = 3
+``_rsb_avg.py``,            numba: the K-dimensional 1RSB averages (tensor rules; outer multisets)
+``_rsb_sorted.py``          and the K = 3 inner average in sorted order
 ``large_k.py``              K -> inf: sign RS coefficient, continuum 1RSB (Eq. 1RSB.L),
                             Monasson--Zecchina; ReLU K = inf (kernel Q, effective perceptron)
 ``relu_rs.py``              ReLU RS capacity (Eq. RS.4): K = 2 exact, K >= 4 by RQMC
@@ -103,10 +110,11 @@ from .relu_1rsb import relu_1rsb_alpha_rqmc, relu_capacity_1rsb_rqmc
 from .relu_k2 import relu_at_line, relu_capacity_1rsb_point
 from .relu_rs import relu_rs_capacity_error
 from .sign_1rsb import tcm_capacity_1rsb_point, tcm_capacity_1rsb_rqmc
+from .sign_1rsb_finite import TCMRSBPoint, tcm_1rsb_point
 from .sign_rs import tcm_at_line, tcm_at_line_point
 
 __all__ = ["tcm_storage", "tcm_capacity", "tcm_at_line", "tcm_at_line_point", "tcm_capacity_1rsb_point",
            "tcm_capacity_1rsb_rqmc", "rs_large_K_coefficient", "monasson_zecchina",
            "one_rsb_large_K_coefficient", "tcm_1rsb_large_K", "relu_kernel_Q", "relu_rs_capacity_error",
            "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",
-           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc"]
+           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "TCMRSBPoint", "tcm_1rsb_point"]

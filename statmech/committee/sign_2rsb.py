@@ -100,3 +100,46 @@ def alpha_2rsb(q0, q1, y1, y2, *, K=3, n_outer=12, n_middle=8, inner_level=3):
     if not (math.isfinite(E) and E < 0.0):
         return math.inf
     return -entropic_2rsb(q0, q1, y1, y2) / E
+
+
+def _unmap(p):
+    """(q0, q1, y1, y2) from p = (logit q0, logit((q1-q0)/(1-q0)), logit(y1/y2), log y2)."""
+    s = lambda x: 1.0 / (1.0 + math.exp(-x))
+    q0 = s(p[0])
+    q1 = q0 + (1.0 - q0) * s(p[1])
+    y2 = math.exp(p[3])
+    return q0, q1, y2 * s(p[2]), y2
+
+
+def search_2rsb(K=3, *, n_outer=6, n_middle=4, inner_level=2, x0=None, step=0.4, maxfev=200, xatol=1e-3, fatol=1e-6):
+    """Minimum of R(q0, q1, y1 <= y2) of Eq. 2RSB.1 by Nelder--Mead (as alpha(q0, y) of Eq. 1RSB.1,
+    the 1RSB capacity is a minimum; here over the larger 2RSB family, so R_min <= alpha_1RSB on the
+    same rule).  Start x0 = (q0, q1, y1, y2); default: the 1RSB saddle point (q0*, y*) of the same
+    outer rule with the middle level switched on, q1 = q0* + (1 - q0*)/4, y1 = 0.7 y*; initial
+    simplex: ``step`` along each mapped coordinate (a local search: a coarse outer rule has
+    spurious low-alpha regions at q0 -> 1, see docs/committee.md).
+
+    Returns dict(alpha, q0, q1, y1, y2, nfev, converged, alpha_1rsb) with alpha_1rsb the frozen
+    1RSB alpha(q0*, y*) on the same outer rule (the difference is the 2RSB shift on that rule).
+    """
+    from scipy.optimize import minimize
+
+    from .sign_1rsb import _alpha_of, _capacity_1rsb_cached
+    if K != 3:
+        raise ValueError(f"K must be 3 for the 2RSB search, got {K!r}")
+    info, _, _, _ = _capacity_1rsb_cached(3, n_outer, inner_level)
+    q0s = 1.0 / (1.0 + math.exp(-info.x[0]))
+    ys = math.exp(info.x[1])
+    a1 = _alpha_of(3, q0s, ys, n_outer, inner_level)
+    if x0 is None:
+        x0 = (q0s, q0s + 0.25 * (1.0 - q0s), 0.7 * ys, ys)
+    q0, q1, y1, y2 = x0
+    lg = lambda x: math.log(x / (1.0 - x))
+    p0 = np.array([lg(q0), lg((q1 - q0) / (1.0 - q0)), lg(y1 / y2), math.log(y2)])
+    f = lambda p: alpha_2rsb(*_unmap(p), K=K, n_outer=n_outer, n_middle=n_middle, inner_level=inner_level)
+    simplex = np.vstack([p0] + [p0 + step * e for e in np.eye(4)])
+    r = minimize(f, p0, method="Nelder-Mead",
+                 options={"maxfev": maxfev, "xatol": xatol, "fatol": fatol, "initial_simplex": simplex})
+    q0, q1, y1, y2 = _unmap(r.x)
+    return {"alpha": float(r.fun), "q0": q0, "q1": q1, "y1": y1, "y2": y2, "nfev": int(r.nfev),
+            "converged": bool(r.success), "alpha_1rsb": a1, "q0_1rsb": q0s, "y_1rsb": ys}
