@@ -178,6 +178,34 @@ def fd_jacobian(K, fixed, value, u, rule, *, h=1e-5, f0=None):
     return Jm
 
 
+def _solve_broyden(K, fixed, value, u0, rule, *, tol=1e-9, maxiter=25):
+    """Newton (:func:`statmech.saddle.newton`, backtracking) with a forward-difference Jacobian at
+    u0 and Broyden rank-one updates after every accepted step (one evaluation per iteration).
+    Raises ConvergenceError (from the core) if ``tol`` is not reached."""
+    last = {}
+
+    def F(u):
+        f = _residual(K, fixed, value, u, rule)
+        last["u"], last["f"] = np.array(u, dtype=float), f
+        return f
+
+    u0 = np.asarray(u0, dtype=float)
+    f0 = F(u0)
+    state = {"J": fd_jacobian(K, fixed, value, u0, rule, f0=f0), "u": u0, "f": f0}
+
+    def jac(u):
+        if not np.array_equal(u, state["u"]):
+            f = last["f"] if np.array_equal(last["u"], u) else F(u)
+            du = u - state["u"]
+            state["J"] = state["J"] + np.outer(f - state["f"] - state["J"] @ du, du) / (du @ du)
+            state["u"], state["f"] = np.array(u), f
+        return state["J"]
+
+    info = newton(F, u0, jac, tol=tol, xtol=1e-13, maxiter=maxiter,
+                  in_domain=lambda u: _in_domain(fixed, value, u))
+    return info.x, info
+
+
 def solve(K, fixed, value, u0, rule, *, jac=None, tol=1e-10, maxiter=30, h=1e-6):
     """1RSB saddle point (Eq. F.3) with one coordinate fixed (see ``_unpack``), from u0.
 
@@ -248,8 +276,9 @@ def tcm_1rsb_point(K, q1, *, guess=None, rule=None, tol=1e-9, maxiter=25):
     do not resolve the layers of width sqrt(1 - q1) near capacity).  Default rule: inner
     ("sorted", 6, 4, 1), outer ("gh", 8).  Default guess: the frozen expansion of Eq. F.8
     with the same outer rule, q0 = q0*, m = y* (1 - q1), alpha = alpha_c + slope (1 - q1),
-    good for 1 - q1 <~ 0.02 (m <~ 0.4).  Newton with a chord Jacobian (forward differences
-    at the guess): about 4 + iterations evaluations of Eq. F.1, ~20 s each on an idle core.
+    a poor start: alpha(eps) has large eps^{3/2} terms (docs/committee.md), pass a guess
+    interpolated from neighbouring points.  Quasi-Newton (:func:`_solve_broyden`): about
+    4 + iterations evaluations of Eq. F.1, ~10 s each (outer n = 6) on a loaded core.
 
     Raises ValueError for K != 3 or q1 outside (0, 1), ConvergenceError (with the last
     iterate) if the solve does not reach ``tol``.
@@ -269,9 +298,7 @@ def tcm_1rsb_point(K, q1, *, guess=None, rule=None, tol=1e-9, maxiter=25):
     u0 = np.asarray(guess, dtype=float)
     if u0.shape != (3,) or not _in_domain("q1", q1, u0):
         raise ValueError(f"guess must be (q0, m, alpha) with 0 < q0 < q1, m > 0, alpha > 0, got {guess!r}")
-    f0 = _residual(K, "q1", q1, u0, rule)
-    J = fd_jacobian(K, "q1", q1, u0, rule, f0=f0)
-    u, info, _ = solve(K, "q1", q1, u0, rule, jac=J, tol=tol, maxiter=maxiter)
+    u, info = _solve_broyden(K, "q1", q1, u0, rule, tol=tol, maxiter=maxiter)
     s = float(_functional(K, u[2], u[0], q1, u[1], rule)[0][0])
     return TCMRSBPoint(K=K, alpha=float(u[2]), q0=float(u[0]), q1=float(q1), m=float(u[1]), free_entropy=s,
                        converged=bool(info.converged), residual=float(info.residual),
