@@ -92,10 +92,10 @@ def test_2rsb_reduces_to_1rsb_on_its_boundaries():
     """q1 = q0 (the middle level empty) gives alpha(q0, y2) of Eq. 1RSB.1 on the same outer rule."""
     q0, y = 0.64, 21.4
     a1 = sign_1rsb._alpha_of(3, q0, y, 4, 2)
-    a2 = sign_2rsb.alpha_2rsb(q0, q0 + 1e-12, 7.0, y, n_outer=4, n_middle=3, inner_level=2)
+    a2 = sign_2rsb.tcm_2rsb_alpha(q0, q0 + 1e-12, 7.0, y, n_outer=4, n_middle=3, inner_level=2)
     assert a2 == pytest.approx(a1, rel=1e-9)
     # y1 = y2: E_t1 Y2 = Y(var 1 - q0) exactly; the middle rule converges to it
-    a3 = sign_2rsb.alpha_2rsb(q0, 0.8, y, y, n_outer=4, n_middle=8, inner_level=2)
+    a3 = sign_2rsb.tcm_2rsb_alpha(q0, 0.8, y, y, n_outer=4, n_middle=8, inner_level=2)
     assert a3 == pytest.approx(a1, rel=2e-4)
 
 

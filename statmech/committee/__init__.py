@@ -73,7 +73,9 @@ and ``tcm_1rsb_large_K(K or ln_K)`` (the K -> inf continuum limit of Eq. 1RSB.1,
 ReLU: ``tcm_storage(alpha, 2, "relu")`` (K = 2 RS at finite alpha), ``relu_at_line(2)``,
 ``relu_capacity_1rsb_point(2)`` (1RSB = RS = 4/3, convex version space),
 ``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6);
-sign, finite-alpha 1RSB: ``tcm_1rsb_point(3, q1)`` -> ``TCMRSBPoint`` (q0, q1, m, alpha, ansatz).
+sign, finite-alpha 1RSB: ``tcm_1rsb_point(3, q1)`` -> ``TCMRSBPoint`` (q0, q1, m, alpha, ansatz);
+sign, frozen 2RSB (K = 3): ``tcm_2rsb_alpha(q0, q1, y1, y2)`` (Eq. 2RSB.1) and ``tcm_2rsb_search()``
+-> ``TCM2RSBResult`` (ansatz "2rsb").
 
 Files
 -----
@@ -111,10 +113,12 @@ from .relu_k2 import relu_at_line, relu_capacity_1rsb_point
 from .relu_rs import relu_rs_capacity_error
 from .sign_1rsb import tcm_capacity_1rsb_point, tcm_capacity_1rsb_rqmc
 from .sign_1rsb_finite import TCMRSBPoint, tcm_1rsb_point
+from .sign_2rsb import TCM2RSBResult, tcm_2rsb_alpha, tcm_2rsb_search
 from .sign_rs import tcm_at_line, tcm_at_line_point
 
 __all__ = ["tcm_storage", "tcm_capacity", "tcm_at_line", "tcm_at_line_point", "tcm_capacity_1rsb_point",
            "tcm_capacity_1rsb_rqmc", "rs_large_K_coefficient", "monasson_zecchina",
            "one_rsb_large_K_coefficient", "tcm_1rsb_large_K", "relu_kernel_Q", "relu_rs_capacity_error",
            "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",
-           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "TCMRSBPoint", "tcm_1rsb_point"]
+           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "TCMRSBPoint", "tcm_1rsb_point",
+           "TCM2RSBResult", "tcm_2rsb_alpha", "tcm_2rsb_search"]
