@@ -113,3 +113,16 @@ def test_branch_point_near_capacity_follows_the_frozen_expansion():
     assert p.m / eps == pytest.approx(ce["y"], rel=0.15)
     rem = p.alpha - (ce["alpha_c"] + ce["slope"] * eps)
     assert 0.0 < rem < 500 * eps ** 1.5      # c2 of Eq. F.8 ~ 230 from the branch fit
+
+
+@pytest.mark.slow
+def test_2rsb_lowers_the_capacity_below_1rsb():
+    """An interior 2RSB point with R below the frozen 1RSB capacity on the same outer rule (n = 6),
+    by more than the middle-rule error (n_middle = 10 against 12)."""
+    x = (0.589, 0.851, 16.96, 27.87)
+    r10 = sign_2rsb.tcm_2rsb_alpha(*x, n_outer=6, n_middle=10)
+    r12 = sign_2rsb.tcm_2rsb_alpha(*x, n_outer=6, n_middle=12)
+    info, _, _, _ = sign_1rsb._capacity_1rsb_cached(3, 6, 2)
+    a1 = sign_1rsb._alpha_of(3, 1 / (1 + math.exp(-info.x[0])), math.exp(info.x[1]), 6, 2)
+    assert abs(r10 - r12) < 1e-4
+    assert r12 < a1 - 2e-3
