@@ -12,10 +12,12 @@ unit l is + with probability H(-h_l/sqrt(1-q1)).  q0 = q1 is the RS functional (
 The saddle point solves grad s = 0 (Eqs. F.3, gradient F.4 in :mod:`._rsb_avg`).
 
 * :func:`_functional` -- s and its gradient in (q0, q1, m) for a quadrature rule;
-* :func:`solve_at_q1` -- the 1RSB saddle point at fixed q1 (unknowns q0, m, alpha: along
-  the branch q1 is a good parameter from the AT line, q1 = q_AT, to capacity, q1 -> 1);
-* :func:`solve_at_alpha` -- at fixed alpha (unknowns q0, q1, m), warm-started;
-* :func:`replicon_1rsb` -- the replicon of the lowest level (Eq. F.6).
+* :func:`solve` (Newton, central-difference or given Jacobian) and :func:`_solve_broyden`
+  (Broyden updates) -- the saddle point with one of q1, alpha, q1 - q0 fixed;
+* :func:`tcm_1rsb_point` (public) -- the point of the branch at fixed q1 (unknowns q0, m,
+  alpha: along the branch q1 grows from the AT line to 1 at capacity), a :class:`TCMRSBPoint`;
+* :func:`replicon_1rsb` -- the replicon of the lowest level (Eq. F.6; tensor rule, near the
+  AT line only).
 
 The entropic term is the k = 1 case of the spherical entropic term of the RSB core
 (:func:`statmech.rsb.spherical_entropic`).  The K-dimensional nested average is not the
