@@ -108,16 +108,17 @@ def _energ_2rsb(z0, w0, zm, lwm, K, q0, q1, y1, y2, xs, xcs, tw, logfact):
     return acc
 
 
-def tcm_2rsb_alpha(q0, q1, y1, y2, *, K=3, n_outer=6, n_middle=10, inner_level=2):
+def tcm_2rsb_alpha(q0, q1, y1, y2, *, K=3, n_outer=6, n_middle=12, inner_level=2):
     """R = -S2/E2 of Eq. 2RSB.1 at (q0, q1, y1, y2) (the 2RSB capacity is its minimum).
 
     Outer: multisets of an n_outer-point Gauss--Hermite rule; middle: tensor n_middle-point
     Gauss--Hermite rule; inner: the exact 1-d reduction (tanh--sinh level ``inner_level``).
     Returns inf where E2 is not a finite negative number (inner underflow far from the
     minimum: not a candidate).  Accuracy near the 2RSB minimum (docs/committee.md): the middle
-    rule needs n_middle >= 10 (R = 3.14418, 3.14065, 3.14017, 3.14013, 3.14015 for n_middle = 6,
-    8, 10, 12, 16 at one point; 4 is off by several 1e-3); the outer rule is the error of
-    Eq. 1RSB.1 (n_outer = 6: ~2e-3); ~15 s per call with the defaults on a loaded core.
+    rule needs n_middle >= 10 ... 12 (at point B R = 3.14418, 3.14065, 3.14017, 3.14013, 3.14015
+    for n_middle = 6, 8, 10, 12, 16; at point C 3.13874, 3.13810, 3.13809 for 10, 12, 16; 4 is off
+    by several 1e-3); the outer rule is the error of Eq. 1RSB.1 (n_outer = 6: ~2e-3); ~30-60 s
+    per call with the defaults on a loaded core.
     """
     if K != 3:
         raise ValueError(f"K must be 3 for the 2RSB alpha (validated case), got {K!r}")
@@ -136,7 +137,7 @@ def tcm_2rsb_alpha(q0, q1, y1, y2, *, K=3, n_outer=6, n_middle=10, inner_level=2
     return -entropic_2rsb(q0, q1, y1, y2) / E
 
 
-_2RSB_START = (0.589, 0.851, 16.96, 27.87)    # (q0, q1, y1, y2): Nelder-Mead, rules (6, 8, 2), 60 steps
+_2RSB_START = (0.5866, 0.8925, 19.45, 33.74)   # (q0, q1, y1, y2): point C of docs/committee.md (not the minimum)
 
 
 def _unmap(p):
@@ -148,7 +149,7 @@ def _unmap(p):
     return q0, q1, y2 * s(p[2]), y2
 
 
-def tcm_2rsb_search(K=3, *, n_outer=6, n_middle=10, inner_level=2, x0=None, step=0.1, maxfev=60, xatol=1e-3, fatol=1e-6):
+def tcm_2rsb_search(K=3, *, n_outer=6, n_middle=12, inner_level=2, x0=None, step=0.1, maxfev=60, xatol=1e-3, fatol=1e-6):
     """Minimum of R(q0, q1, y1 <= y2) of Eq. 2RSB.1 by Nelder--Mead (as alpha(q0, y) of Eq. 1RSB.1,
     the 1RSB capacity is a minimum; here over the larger 2RSB family, so R_min <= alpha_1RSB on the
     same rule).  Start x0 = (q0, q1, y1, y2); default: _2RSB_START, near the interior minimum
@@ -156,8 +157,8 @@ def tcm_2rsb_search(K=3, *, n_outer=6, n_middle=10, inner_level=2, x0=None, step
     back onto the 1RSB boundary); initial simplex: ``step`` along each mapped coordinate (a local
     search: a coarse outer rule has spurious low-alpha regions at q0 -> 1).
 
-    Returns a :class:`TCM2RSBResult`.  Cost: ~15 s per evaluation of R with the default rules
-    on a loaded core (60 evaluations: ~15 min).
+    Returns a :class:`TCM2RSBResult`.  Cost: ~30-60 s per evaluation of R with the default rules
+    on a loaded core (60 evaluations: ~30-60 min).
     """
     from scipy.optimize import minimize
 
