@@ -455,10 +455,9 @@ class ESPTransitions:
     (:meth:`ESP.pair_moment` with ``order=1``) on ``|rho| <= 0.95``, an a-posteriori
     accuracy indicator of the transition points.
 
-    ``resolved`` is False where the continuation engine could not resolve the transition
-    (it raised :class:`~statmech.ConvergenceError`, e.g. K = 5 near beta = 0.3-0.5 where the
-    first-order coexistence region is only ~1e-6 wide, close to a tricritical point);
-    there the arrays are masked (``numpy.ma``) and ``details`` holds the error message.
+    ``resolved`` is False where :func:`statmech.scm.transitions` could not resolve the transition
+    (it raised :class:`~statmech.ConvergenceError`); there the arrays are masked (``numpy.ma``), their data are ``inf`` / order 0, and
+    ``details`` holds the error message.  These are the only non-finite entries.
     """
     K: float
     beta: np.ndarray
@@ -512,8 +511,7 @@ def scm_transitions(K, betas, progress=False):
             d = 1e-5   # m' of scm's interpolant by central differences (FD error ~1e-11)
             interp = (scm.pair_moment(rho_test + d, act) - scm.pair_moment(rho_test - d, act)) / (2 * d)
             ierr.append(float(np.max(np.abs(interp - act.pair_moment(rho_test, order=1)))))
-        f = lambda v: math.inf if v is None else float(v)  # noqa: E731
-        rows.append((f(t.alpha_s), f(t.alpha_c), f(t.alpha_d), int(t.order or 0)))
+        rows.append((float(t.alpha_s), float(t.alpha_c), float(t.alpha_d), int(t.order)))
         det.append(t)
     r = np.array(rows, dtype=float)
     ok = np.array([not isinstance(d, str) for d in det])

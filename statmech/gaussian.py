@@ -265,7 +265,7 @@ _TS_TMAX = 4.0
 @lru_cache(maxsize=16)
 def tanh_sinh_rule(level):
     """Tanh-sinh rule on (0, 1): nodes x, their complements 1 - x (computed without
-    cancellation) and weights, step h = 2**-level on |t| <= 4 (read-only arrays)."""
+    cancellation) and weights, step h = 2**-level on ``|t| <= 4`` (read-only arrays)."""
     h = 2.0 ** (-level)
     t = np.arange(-_TS_TMAX, _TS_TMAX + 0.5 * h, h)
     s = 0.5 * math.pi * np.sinh(t)

@@ -40,8 +40,26 @@ def test_perceptron_capacity_json(capsys):
     assert json.loads(capsys.readouterr().out)["alpha_c"] == pytest.approx(0.519572229605, rel=1e-11)
 
 
+def test_perceptron_capacity_ansatz_json(capsys):
+    out = {}
+    for ansatz in ("rs", "1rsb", "frsb"):
+        assert main(["perceptron", "capacity", "--kappa", "-1", "--ansatz", ansatz, "--json"]) == 0
+        out[ansatz] = d = json.loads(capsys.readouterr().out)
+        assert {"alpha", "ansatz", "converged", "residual", "rs_stable"} <= set(d)
+        assert d["ansatz"] == ansatz and d["converged"] is True and d["rs_stable"] is False
+    # each further breaking lowers the jamming line (R is minimized over nested ansatze)
+    assert out["frsb"]["alpha"] + out["frsb"]["error"] < out["1rsb"]["alpha"] < out["rs"]["alpha"]
+    assert out["rs"]["alpha"] == pytest.approx(13.27320, rel=1e-6)  # Gardner: 1/int Dt (kappa - t)_+^2
+    # kappa >= 0: RS is stable at jamming and full RSB collapses to Gardner
+    assert main(["perceptron", "capacity", "--kappa", "0.5", "--ansatz", "frsb", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["rs_stable"] is True and d["alpha"] == pytest.approx(0.961205, rel=1e-6)
+
+
 @pytest.mark.parametrize("argv", [
     ["perceptron", "capacity", "--kappa", "abc"],
+    ["perceptron", "capacity", "--kappa", "-1", "--ansatz", "2rsb"],
+    ["perceptron", "capacity", "--weights", "binary", "--ansatz", "1rsb"],
     ["perceptron", "capacity", "--weights", "ternary"],
     ["scm", "transitions", "--K", "5", "--activation", "tanh"],
     ["committee", "capacity", "--K", "4", "--activation", "sign"],
@@ -52,3 +70,32 @@ def test_bad_arguments_one_line_exit_2(argv):
     p = subprocess.run([sys.executable, "-m", "statmech", *argv], capture_output=True, text=True)
     assert p.returncode == 2, (argv, p.stderr)
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("argv, stable", [
+    (["perceptron", "capacity", "--kappa", "-1", "--json"], False),     # RS above the AT line (replicon -1.106)
+    (["perceptron", "capacity", "--kappa", "0.5", "--json"], True),
+    (["perceptron", "capacity", "--weights", "binary", "--method", "gardner_derrida", "--json"], False),
+    (["perceptron", "storage", "--alpha", "1.1", "--weights", "binary", "--json"], False),  # alpha_AT = 1.0147
+    (["perceptron", "storage", "--alpha", "0.9", "--weights", "binary", "--json"], True),
+])
+def test_rs_results_carry_the_validity_flag(capsys, argv, stable):
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    d = json.loads(captured.out)
+    assert d["rs_stable"] is stable and d["ansatz"] == "rs"
+    notes = [l for l in captured.err.splitlines() if "unstable" in l]
+    assert len(notes) == (0 if stable else 1)
+
+
+def test_not_a_result_exits_1(capsys):
+    import argparse
+    from statmech.cli import emit
+    args = argparse.Namespace(json=True)
+    assert emit(args, {"alpha_c": float("nan")}) == 1
+    assert emit(args, {"rows": [{"alpha_s": 1.0}, {"alpha_s": float("nan")}]}) == 1
+    assert emit(args, None) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and "rows[1].alpha_s" in out.err
+    assert emit(args, {"alpha_c": float("inf"), "replicon": None}) == 0
+    assert emit(args, {"alpha_c": None}) == 1 and emit(args, {"rows": [{"order": None}]}) == 1

@@ -453,3 +453,23 @@ def test_fold_line_followed_while_the_terms_grow_like_exp_q():
     assert line.q.max() == 30.0
     for qq in (2.0, 14.5, 22.0, 30.0):
         assert line.p_at(qq) == pytest.approx(2 * (qq / 3) ** 1.5, rel=1e-11)
+
+
+def test_fold_line_ending_tangentially_on_a_branch_point_line():
+    """F = x (p - q x + x^2): folds at p = q^2/4 (x = q/2), trivial branch x = 0 with its branch
+    point at p = 0.  The fold line touches the branch-point line at q = 0, where (x, p) = (0, 0)
+    also solves the fold system: the line is followed exactly down to where phi . F_p falls below
+    fold_tol and ends there with status "fold_degenerate"; without the test it runs onto q = 0."""
+    prob = Problem(residual=lambda x, p, q: np.array([x[0] * (p - q * x[0] + x[0] ** 2)]),
+                   jacobian=lambda x, p, q: np.array([[p - 2 * q * x[0] + 3 * x[0] ** 2]]),
+                   dFdp=lambda x, p, q: np.array([x[0]]), x0=[0.8], p0=0.16, params={"q": 1.0})
+    fold = trace(prob, -1.0, 1.0, ds=0.05).points("fold")[0]
+    assert fold.p == pytest.approx(0.25, abs=1e-12)
+    line = continue_point(prob, fold, "q", 0.0, 2.0, ds=0.05)
+    assert line.status == ("fold_degenerate", "p_max")
+    assert 0.0 < line.q.min() < 1e-3
+    np.testing.assert_allclose(line.p, line.q ** 2 / 4, rtol=1e-9, atol=1e-10)  # tol 1e-10 near q = 0
+    assert line.p_at(0.01) == pytest.approx(0.01 ** 2 / 4, rel=1e-9)
+    with pytest.raises(ValueError, match="fold_tol"):
+        continue_point(prob, fold, "q", 0.0, 2.0, ds=0.05, fold_tol=-1.0)
+    assert continue_point(prob, fold, "q", 0.0, 2.0, ds=0.05, fold_tol=0.0).q.min() == 0.0

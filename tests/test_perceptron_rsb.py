@@ -127,6 +127,39 @@ def test_frsb_jamming_converged_sequence(kappa):
     assert r.extra["lattice_error"] < 1e-9 * r.alpha_c
 
 
+@pytest.mark.slow
+def test_frsb_jamming_y_grows_with_the_jamming_exponent():
+    """At fixed q the minimizing y of the graded grid grows like eps_K^-(1 - 1/kappa_J),
+    eps_K the top-cell width (docs/rsb.md (J7)): measured between K = 8 and K = 16."""
+    from statmech.rsb import parisi
+    prob, s1 = PR._one_rsb_jamming(-1.0)
+    q0, y1 = float(s1.q[0]), float(s1.m[0])
+    sols = [parisi.solve_frsb(prob, q0, 1.0, lambda qm: 0.5 * y1 * np.sqrt((1 - q0) / (1 - qm)), Ks=Ks)
+            for Ks in ((4, 8), (4, 8, 16))]
+    qs = np.array([0.7, 0.8, 0.9])
+
+    def log_y(s):
+        qm = 0.5 * (s.q[1:] + s.q[:-1])
+        return np.interp(-np.log1p(-qs), -np.log1p(-qm), np.log(s.x))
+    rate = (log_y(sols[1]) - log_y(sols[0])) / math.log((1 - sols[0].q[-2]) / (1 - sols[1].q[-2]))
+    assert np.all(np.abs(rate - PR.JammingProblem.x_growth) < 0.02), rate
+
+
+def test_jamming_line_on_any_submit_executor():
+    class SubmitOnly:   # the dask.distributed.Client interface: submit() -> future.result()
+        def submit(self, fn, *args):
+            class Done:
+                def result(self, value=fn(*args)):
+                    return value
+            return Done()
+    k = np.array([-1.0, 0.5])
+    a = PR.gardner_capacity_rsb(k, "1rsb", executor=SubmitOnly())
+    assert a[0] == pytest.approx(PR.gardner_capacity_rsb(-1.0, "1rsb"), rel=1e-12)
+    assert a[1] == pytest.approx(P.gardner_capacity(0.5), rel=1e-12)
+    with pytest.raises(ValueError, match="executor"):
+        PR.gardner_capacity_rsb(k, "1rsb", executor=object())
+
+
 # --------------------------------------------------------------- storage at finite alpha
 def test_storage_below_at_line_collapses_to_rs():
     r = PR.spherical_storage_rsb(5.0, -1.0, "1rsb")

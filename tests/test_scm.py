@@ -518,7 +518,7 @@ def test_large_K_alpha_d_from_engine_lines_against_mpmath():
     g = [sy.diff(f, v) for v in X]
     gl = sy.lambdify([R, S, C, a, K], [g[0], g[2]], "mpmath")
     Hl = sy.lambdify([R, S, C, a, K], sy.Matrix([[sy.diff(gi, v) for v in X] for gi in g]), "mpmath")
-    tr = scm.transitions([3, 50], "erf")[1]
+    tr = scm.transitions([3, 50], "erf", method="continuation")[1]
     assert tr.details["solver"] == "continuation (two-parameter in K)"
     row = [q for q in scm.equilibria(tr.alpha_d * (1 - 1e-6), 50, "erf") if q.branch == "unspecialized"][0]
     with mp.workdps(40):

@@ -259,3 +259,75 @@ def test_transitions_against_brute_force_mpmath(act, K, rel):
                  int(40 + 12 * math.log10(K)))
     for key, r in zip(_KEYS, ref):
         assert getattr(t, key) == pytest.approx(r, rel=rel), key
+
+
+# ------------------------------------------------------------------ lines in continuous K near K = 2
+@pytest.fixture(scope="module", params=["relu", "erf"])
+def lines_2_50(request):
+    """scm_lines over [2, 50], the range of the published phase diagrams."""
+    return request.param, scm.scm_lines(request.param, 2.0, 50.0)
+
+
+def test_scm_lines_alpha_s_follows_the_fold_not_alpha_d(lines_2_50):
+    """Every node of the traced alpha_s line in [2.01, 3], and the line re-solved at several K, is
+    the fold of transitions(K) (direct / Landau) to 1e-9, not alpha_d (1e-6 .. 1e-3 above it); the
+    line stops where the fold cannot be told from the branch point and that part is filled by
+    transitions().  (Before the fold test the traced alpha_s followed alpha_d for K ~ 2.05-2.4.)"""
+    act, res = lines_2_50
+    line = res["lines"]["alpha_s"]
+    nodes = [(q, p) for q, p in zip(line.q, line.p) if 2.01 <= q <= 3.0]
+    assert len(nodes) >= 3
+    for K, a in nodes + [(K, line.p_at(K)) for K in (2.02, 2.05, 2.1, 2.2, 2.5, 3.0)]:
+        t = scm.transitions(K, act)
+        assert abs(a - t.alpha_s) < 1e-9 * t.alpha_s, (K, a, t.alpha_s, t.details["solver"])
+        assert t.alpha_d - a > 0.99 * (t.alpha_d - t.alpha_s) > 0
+    assert "fold_degenerate" in line.status and 2.0 < line.q.min() < 2.02
+    fill = res["filled"]["alpha_s"]
+    assert fill["reason"] == ["fold_degenerate"] and fill["K"][0] == 2.0 and max(fill["K"]) < line.q.min()
+    for K, a in zip(fill["K"][1:], fill["alpha"][1:]):
+        assert a == scm.transitions(K, act).alpha_s
+
+
+def test_scm_lines_meet_at_K2_from_landau(lines_2_50):
+    """alpha_s and alpha_c touch alpha_d at K = 2 (Phi_3 = 0): meet is exactly (2, alpha_d(2)),
+    with its provenance, and nothing else in [2, 50] (the old rounding-decided crossing was at
+    K = 2.08-2.15 for ReLU)."""
+    act, res = lines_2_50
+    a2 = scm.transitions(2.0, act)
+    assert a2.order == 2 and a2.alpha_c == a2.alpha_d
+    assert sorted(res["meet"]) == [("alpha_d", "alpha_c", 2.0, a2.alpha_d), ("alpha_d", "alpha_s", 2.0, a2.alpha_d)]
+    assert all("Landau" in d["provenance"] for d in res["meet_details"])
+    published = {"erf": 23.675957245, "relu": 6.0940738933}[act]
+    assert a2.alpha_d == pytest.approx(published, abs=1e-9)
+    # the traced alpha_d line passes through it
+    assert res["lines"]["alpha_d"].p_at(2.0) == pytest.approx(a2.alpha_d, rel=1e-12)
+
+
+@pytest.mark.parametrize("act", ["relu", "erf"])
+def test_alpha_s_and_alpha_c_are_tangent_to_alpha_d_at_K2(act):
+    """Landau: Phi_3 ~ (K-1)^3 - (K-1) = K (K-1) (K-2), so Phi_3 / (K-2) and the gaps
+    (alpha_d - alpha_s, alpha_d - alpha_c ~ Phi_3^2 / Phi_4) over (K-2)^2 tend to finite nonzero
+    limits (the lines are tangent at K = 2); the direct solver's gap agrees (K = 2.01 erf, 2.1 ReLU)."""
+    info = activation_info(act)
+    rows = []
+    for j in (2, 3, 4):
+        e = 10.0 ** -j
+        s, c, d, data = _landau(info, 2.0 + e)
+        rows.append(((d - s) / e ** 2, (d - c) / e ** 2, data["Phi_3"] / e))
+    for col in range(3):
+        assert rows[2][col] == pytest.approx(rows[1][col], rel=3e-3) and rows[2][col] != 0
+    t = scm.transitions(2.01, act, method="direct") if act == "erf" else scm.transitions(2.1, act, method="direct")
+    s, c, d, _ = _landau(info, t.K)
+    assert (t.alpha_d - t.alpha_s) == pytest.approx(d - s, rel=2e-3)
+
+
+@pytest.mark.parametrize("act,K", [("relu", 2.0 + 1e-4), ("relu", 2.0 + 1e-5), ("erf", 2.0 + 1e-5)])
+def test_direct_does_not_step_over_the_fold_just_above_K2(act, K):
+    """The fold sits at delta_s ~ 0.1 (K - 2) (ReLU 9e-6 at K - 2 = 1e-4): the direct solver's first
+    sample used to be delta = 1e-4 / K, beyond it, and it reported a continuous transition.  Now it
+    sees the dip and says the latent heat is below double precision; "auto" answers by Landau."""
+    with pytest.raises(ConvergenceError, match="latent heat"):
+        scm.transitions(K, act, method="direct")
+    t = scm.transitions(K, act)
+    assert t.order == 1 and t.alpha_s < t.alpha_c < t.alpha_d and "Landau" in t.details["solver"]
+    assert scm.transitions(2.0, act, method="direct").order == 2

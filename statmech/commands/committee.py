@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ..cli import emit, float_or_inf
+from ..cli import emit, emit_result, float_or_inf
 
 
 def _K(s):
@@ -22,8 +22,8 @@ def register(sub):
     s.required = True
     c = s.add_parser("capacity", help="storage capacity alpha_c(K)")
     c.add_argument("--K", type=_K, required=True, help="number of hidden units (odd for sign, even for relu, or inf)")
-    c.add_argument("--activation", default="sign", help="sign | relu (default sign)")
-    c.add_argument("--ansatz", default="rs", help="rs | 1rsb (default rs)")
+    c.add_argument("--activation", default="sign", help="sign | relu | erf (erf: K = inf only; default sign)")
+    c.add_argument("--ansatz", default="rs", help="rs | 1rsb | frsb (frsb: K = inf only; default rs)")
     c.add_argument("--json", action="store_true", help="JSON output")
     c.set_defaults(func=_capacity)
     st = s.add_parser("storage", help="RS saddle point (q, entropy, replicon) at alpha (sign: any odd K; relu: K = 2)")
@@ -37,31 +37,32 @@ def register(sub):
 def _capacity(args):
     from .. import committee as cm
     K, act, ans = args.K, args.activation, args.ansatz
-    err = None
+    err, r = None, None
     finite = not (isinstance(K, float) and math.isinf(K))
     if act == "sign" and ans == "1rsb" and finite:
         r = cm.tcm_capacity_1rsb_point(K)          # one solve; the error estimate comes with it
-        a = float(r.alpha_c)
         err = r.extra.get("stderr", r.extra.get("quadrature_error"))
     elif act == "relu" and ans == "1rsb" and K in (4, 6):
         r = cm.relu_capacity_1rsb_rqmc(K, progress=False)
-        a = float(r.alpha_c)
         err = r.extra["stderr"]
-    else:
-        a = cm.tcm_capacity(K, act, ans)
-        if act == "relu" and ans == "rs" and finite:
+    elif ans == "rs" and finite:
+        r = cm.tcm_capacity_point(K, act, ans)     # with the replicon near capacity and rs_stable
+        if act == "relu":
             err = cm.relu_rs_capacity_error(K)
+    a = float(r.alpha_c) if r is not None else cm.tcm_capacity(K, act, ans)
     data = {"K": K, "activation": act, "ansatz": ans, "alpha_c": a}
     if err is not None:
         data["standard_error"] = float(err)
     text = f"alpha_c(K={K}, {act}, {ans}) = {a:.12g}" + (f" +- {float(err):.2g}" if err else "")
-    return emit(args, data, text)
+    if r is None:
+        return emit(args, data, text)
+    return emit_result(args, {**data, "replicon": r.replicon}, r, text)
 
 
 def _storage(args):
     from ..committee import tcm_storage
     r = tcm_storage(args.alpha, args.K, args.activation)
     data = {"alpha": args.alpha, "K": args.K, "activation": args.activation, "q": r.q, "q_hat": r.q_hat,
-            "entropy": r.entropy, "replicon": r.replicon, "rs_stable": r.rs_stable, "residual": r.residual,
+            "entropy": r.entropy, "replicon": r.replicon, "residual": r.residual,
             "quadrature_error": r.extra["quadrature_error"]}
-    return emit(args, data)
+    return emit_result(args, data, r)

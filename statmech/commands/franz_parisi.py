@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cli import emit, float_or_inf
+from ..cli import emit, emit_result, float_or_inf
 
 
 def register(sub):
@@ -65,11 +65,12 @@ def run_entropy(args):
     d = np.array(args.d, dtype=float)
     res = fn(args.alpha, d, args.kappa)
     data = {**res.params, **res.order_params, **res.thermo, "converged": res.converged,
-            "residual": res.residual, "replicon": res.replicon, "rs_stable": res.rs_stable}
+            "residual": res.residual, "replicon": res.replicon,
+            "reference_replicon": res.extra["reference_replicon"]}
     text = _table(["d", "S_FP", "dS/dd", "q1", "t", "replicon"],
                   [d, res.entropy, res.dS_dd, res.q1, res.t, res.replicon])
     text += f"\nS_eq = {float(np.ravel(res.entropy_equilibrium)[0]):.12g} at d_typical = {float(np.ravel(res.d_typical)[0]):.12g}"
-    return emit(args, data, text=text)
+    return emit_result(args, data, res, text=text)
 
 
 def run_crossing(args):
@@ -77,8 +78,8 @@ def run_crossing(args):
     a = np.array(args.alpha, dtype=float)
     res = fp.binary_zero_crossing(a, args.kappa)
     d0 = np.atleast_1d(res.d_zero)
-    return emit(args, {"alpha": a, "d_zero": d0, "d_typical": np.atleast_1d(res.d_typical)},
-                text=_table(["alpha", "d_zero", "d_typical"], [a, d0, np.atleast_1d(res.d_typical)]))
+    return emit_result(args, {"alpha": a, "d_zero": d0, "d_typical": np.atleast_1d(res.d_typical)}, res,
+                       text=_table(["alpha", "d_zero", "d_typical"], [a, d0, np.atleast_1d(res.d_typical)]))
 
 
 def run_stochastic_energy(args):

@@ -3,6 +3,7 @@
 Examples::
 
     statmech perceptron capacity --kappa 0.5 --json
+    statmech perceptron capacity --kappa -1 --ansatz frsb --json
     statmech perceptron capacity --weights binary --method gardner_derrida
     statmech perceptron storage --alpha 1.2 --kappa 0.0 --weights spherical --json
     statmech perceptron teacher-student --alpha 1.0 --weights binary --branch poor --json
@@ -10,7 +11,7 @@ Examples::
 """
 from __future__ import annotations
 
-from ..cli import emit, float_or_inf
+from ..cli import emit, emit_result, float_or_inf
 
 
 def register(sub):
@@ -23,6 +24,8 @@ def register(sub):
     c.add_argument("--weights", choices=("spherical", "binary"), default="spherical")
     c.add_argument("--method", choices=("zero_entropy", "gardner_derrida"), default="zero_entropy",
                    help="binary weights only: zero RS entropy (default, exact) or RS q -> 1")
+    c.add_argument("--ansatz", choices=("rs", "1rsb", "frsb"), default="rs",
+                   help="spherical weights: replica ansatz of the SAT/UNSAT line (default rs)")
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=run_capacity)
 
@@ -49,8 +52,7 @@ def register(sub):
 def _summary(res):
     d = {**res.params, **res.order_params, **res.thermo,
          "converged": res.converged, "residual": res.residual, "iterations": res.iterations,
-         "replicon": res.replicon, "rs_stable": res.rs_stable,
-         "hessian_eigenvalues": res.hessian_eigenvalues}
+         "replicon": res.replicon, "hessian_eigenvalues": res.hessian_eigenvalues}
     if "branch" in res.extra:
         d["branch"] = res.extra["branch"]
     return d
@@ -61,16 +63,23 @@ def run_capacity(args):
     if args.weights == "spherical":
         if args.method != "zero_entropy":
             raise ValueError("method applies to --weights binary only")
-        a = P.gardner_capacity(args.kappa)
-    else:
-        a = P.binary_capacity(args.kappa, method=args.method)
-    return emit(args, {"alpha_c": a}, text=f"alpha_c = {a:.15g}")
+        r = P.gardner_capacity_point(args.kappa, args.ansatz)
+        a = float(r.alpha_c)
+        d = {"alpha": a, "alpha_c": a, "converged": r.converged, "residual": r.residual, "replicon": r.replicon,
+             **r.order_params, **{k: r.extra[k] for k in ("error", "alpha_K") if k in r.extra}}
+        return emit_result(args, d, r, text=f"alpha_c = {a:.15g} ({r.ansatz})")
+    if args.ansatz != "rs":
+        raise ValueError("ansatz applies to --weights spherical only (binary: rs)")
+    r = P.binary_capacity_point(args.kappa, method=args.method)
+    a = float(r.alpha_c)
+    return emit_result(args, {"alpha_c": a, "replicon": r.replicon}, r, text=f"alpha_c = {a:.15g}")
 
 
 def run_storage(args):
     from .. import perceptron as P
     fn = P.spherical_storage if args.weights == "spherical" else P.binary_storage
-    return emit(args, _summary(fn(args.alpha, args.kappa)))
+    res = fn(args.alpha, args.kappa)
+    return emit_result(args, _summary(res), res)
 
 
 def run_teacher_student(args):
@@ -79,7 +88,7 @@ def run_teacher_student(args):
         res = P.spherical_teacher_student(args.alpha)
     else:
         res = P.binary_teacher_student(args.alpha, branch=args.branch)
-    return emit(args, _summary(res))
+    return emit_result(args, _summary(res), res)
 
 
 def run_transition(args):

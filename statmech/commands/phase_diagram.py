@@ -79,14 +79,16 @@ def _run_scm(args):
             row.update({f"{k}_direct": d[k] for k in ("alpha_s", "alpha_c", "alpha_d")})
     data = {"model": "scm", "activation": args.activation, "K_range": [K_min, K_max], "K0": res["K0"],
             "at_K0": res["transitions_K0"], "lines": {k: _curve_dict(c) for k, c in lines.items()},
-            "meet": [{"lines": [a, b], "K": q, "alpha": p} for a, b, q, p in res["meet"]],
+            "meet": res["meet_details"],
+            "filled": {k: {kk: f[kk] for kk in ("K", "alpha", "solver", "reason")} for k, f in res["filled"].items()},
             "integer_K": table}
     if args.out:
         atomic_write_json(args.out, _finite(data))
     text = "\n".join([f"SCM {args.activation}: lines {', '.join(lines)} for K in [{K_min}, {K_max}]"] +
                      [" ".join(f"{k}={v:.10g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items())
                       for r in table] +
-                     [f"lines {a} and {b} meet at K={q:.8g}, alpha={p:.10g}" for a, b, q, p in res["meet"]])
+                     [f"lines {a} and {b} meet at K={q:.8g}, alpha={p:.10g} ({d['provenance']})"
+                      for (a, b, q, p), d in zip(res["meet"], res["meet_details"])])
     return emit(args, data, text)
 
 

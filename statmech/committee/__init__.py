@@ -3,7 +3,7 @@ r"""Tree committee machines (TCM): storage capacity of sign and ReLU networks, R
 Model
 -----
 N inputs split into K disjoint receptive fields of N/K inputs; branch l has spherical
-weights w_l (|w_l|^2 = N/K) and pre-activation lambda_l = w_l . xi_l / sqrt(N/K).
+weights w_l (``|w_l|^2 = N/K``) and pre-activation lambda_l = w_l . xi_l / sqrt(N/K).
 The output is sign(sum_l c_l g(lambda_l)):
 
 * ``activation="sign"``: g = sign, c_l = 1, K odd (majority vote; thesis Eq. 3.2);
@@ -25,13 +25,13 @@ and t = (t_1..t_K) iid N(0, 1), the RS free entropy per weight is
 ds/dq = 0 is  q = alpha sqrt((1-q)/q) (-E_t[sum_l t_l d ln Z/du_l])              (RS.2)
 and the replicon (AT) eigenvalue of the branch-symmetric (uniform) replicon mode is
 
-    lambda_AT = 1 - alpha E_t || d^2 ln Z / du du ||_F^2      (stable iff > 0)    (RS.3)
+    lambda_AT = 1 - alpha E_t ||d^2 ln Z / du du||_F^2      (stable iff > 0)    (RS.3)
 
 (K = 1 reduces to Gardner--Derrida: 1 - alpha (1-q)^2 E (d^2_h ln H)^2).  As q -> 1,
 ln Z ~ -x^2 C(t)/2 with C(t) the minimal squared displacement of the hidden fields that
 makes the output correct, so  1/alpha_c^RS = E_t C(t).                             (RS.4)
 For sign units C(t) = sum of t_l^2 over the (K+1)/2 - n_+ negative units of smallest
-|t_l|; counting configurations gives the thesis's Eq. 3.5 (confirmed, no correction):
+``|t_l|``; counting configurations gives the thesis's Eq. 3.5 (confirmed, no correction):
 
     1/alpha_c = K int_0^inf Dt t^2 I_{H(t)}((K-1)/2, (K+1)/2)                   (3.5)
 
@@ -40,11 +40,14 @@ alpha_c^RS = sqrt(72/pi) sqrt(K) (1 + O(K^-1/2)),  sqrt(72/pi) = 4.7873...
 
 One-step RSB at capacity (q_1 -> 1, m = y (1 - q_1), y fixed)
 -------------------------------------------------------------
+::
+
     2 (1-q_1) s_1RSB -> F(q0, y) = ln(1 + y(1-q0))/y + q0/(1 + y(1-q0))
                                    + (2 alpha / y) E_{t0} ln E_{t1} exp(-y C(h)/2),  (1RSB.1)
     h = sqrt(q0) t0 + sqrt(1-q0) t1;   alpha_c^1RSB = stationary value of -S/E over (q0, y)
+
 (y -> 0 recovers Eq. RS.4).  The inner K-dimensional average is reduced to a 1-d integral
-over the largest flipped |lambda| (order statistics, see docs/committee.md).
+over the largest flipped ``|lambda|`` (order statistics, see docs/committee.md).
 
 ReLU, K -> inf
 --------------
@@ -73,6 +76,10 @@ and ``tcm_1rsb_large_K(K or ln_K)`` (the K -> inf continuum limit of Eq. 1RSB.1,
 ReLU: ``tcm_storage(alpha, 2, "relu")`` (K = 2 RS at finite alpha), ``relu_at_line(2)``,
 ``relu_capacity_1rsb_point(2)`` (1RSB = RS = 4/3, convex version space),
 ``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6);
+K = inf beyond RS (docs/committee.md, "K = infinity: full RSB"): ``tcm_capacity(math.inf, "relu"|"erf",
+"rs"|"1rsb"|"frsb")``, ``tcm_capacity_point`` / ``tcm_capacity_inf_point`` (SaddlePoint),
+``tcm_kstep_inf(activation, k)``, ``tcm_output_kernel(q, activation)``, and for sign units the
+large-K theory ``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point``;
 sign, finite-alpha 1RSB: ``tcm_1rsb_point(3, q1)`` -> ``TCMRSBPoint`` (q0, q1, m, alpha, ansatz);
 sign, frozen 2RSB (K = 3): ``tcm_2rsb_alpha(q0, q1, y1, y2)`` (Eq. 2RSB.1) and ``tcm_2rsb_search()``
 -> ``TCM2RSBResult`` (ansatz "2rsb").
@@ -97,6 +104,8 @@ One file per theory; the public names above are re-exported here, where they hav
 ``relu_rs.py``              ReLU RS capacity (Eq. RS.4): K = 2 exact, K >= 4 by RQMC
 ``relu_k2.py``              ReLU K = 2 in closed form: RS at finite alpha, AT line, 1RSB
 ``relu_1rsb.py``            ReLU 1RSB at K = 4, 6 (RQMC, importance-sampled inner average)
+``large_k_rsb.py``          K = inf beyond RS: RS/1RSB/k-step/full-RSB SAT/UNSAT point (relu, erf;
+                            sign at large K) through the RSB core (``statmech.rsb.kernel``)
 ``flip_cost.py``            the q -> 1 flip costs C(t), sign and ReLU (numba)
 ``_kernels.py``             sympy closed forms ``_eqs`` and the multiset quadrature (numba)
 ``_common.py``              argument checks, the 2-d stationary-point search, Sobol point sets
@@ -104,10 +113,12 @@ One file per theory; the public names above are re-exported here, where they hav
 """
 
 from ._common import ACTIVATIONS, ANSATZE
-from .api import tcm_capacity, tcm_storage
+from .api import tcm_capacity, tcm_capacity_point, tcm_storage
 from .flip_cost import relu_flip_cost, sign_flip_cost
 from .large_k import (monasson_zecchina, one_rsb_large_K_coefficient, relu_kernel_Q, rs_large_K_coefficient,
                       tcm_1rsb_large_K)
+from .large_k_rsb import (sign_capacity_large_K, sign_capacity_large_K_point, tcm_capacity_inf_point,
+                          tcm_kstep_inf, tcm_output_kernel)
 from .relu_1rsb import relu_1rsb_alpha_rqmc, relu_capacity_1rsb_rqmc
 from .relu_k2 import relu_at_line, relu_capacity_1rsb_point
 from .relu_rs import relu_rs_capacity_error
@@ -116,9 +127,10 @@ from .sign_1rsb_finite import TCMRSBPoint, tcm_1rsb_point
 from .sign_2rsb import TCM2RSBResult, tcm_2rsb_alpha, tcm_2rsb_search
 from .sign_rs import tcm_at_line, tcm_at_line_point
 
-__all__ = ["tcm_storage", "tcm_capacity", "tcm_at_line", "tcm_at_line_point", "tcm_capacity_1rsb_point",
+__all__ = ["tcm_storage", "tcm_capacity", "tcm_capacity_point", "tcm_at_line", "tcm_at_line_point", "tcm_capacity_1rsb_point",
            "tcm_capacity_1rsb_rqmc", "rs_large_K_coefficient", "monasson_zecchina",
            "one_rsb_large_K_coefficient", "tcm_1rsb_large_K", "relu_kernel_Q", "relu_rs_capacity_error",
            "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",
-           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "TCMRSBPoint", "tcm_1rsb_point",
-           "TCM2RSBResult", "tcm_2rsb_alpha", "tcm_2rsb_search"]
+           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "tcm_capacity_point", "tcm_capacity_inf_point",
+           "tcm_output_kernel", "tcm_kstep_inf", "sign_capacity_large_K", "sign_capacity_large_K_point",
+           "TCMRSBPoint", "tcm_1rsb_point", "TCM2RSBResult", "tcm_2rsb_alpha", "tcm_2rsb_search"]

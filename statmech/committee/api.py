@@ -9,15 +9,21 @@ from __future__ import annotations
 import math
 
 from ..errors import check_choice
+from ..saddle import SaddlePoint
 from ._common import ACTIVATIONS, ANSATZE, _check_K
 from .large_k import _relu_inf_1rsb_point
+from .large_k_rsb import INF_ACTIVATIONS, INF_ANSATZE, tcm_capacity_inf_point
 from .relu_1rsb import relu_capacity_1rsb_rqmc
-from .relu_k2 import _relu_storage, relu_capacity_1rsb_point
+from .relu_k2 import _RELU2_LEVELS, _relu2_storage_one, _relu_storage, relu_capacity_1rsb_point
 from .relu_rs import _alpha_rs_relu
 from .sign_1rsb import tcm_capacity_1rsb_point
-from .sign_rs import _alpha_rs_sign, _sign_storage
+from .sign_rs import _alpha_rs_sign, _at_alpha_replicon, _rs_level_arg, _sign_storage
 
-__all__ = ["tcm_capacity", "tcm_storage"]
+__all__ = ["tcm_capacity", "tcm_capacity_point", "tcm_storage"]
+
+# the RS replicon near capacity is probed on the RS branch at this q (sign units) / alpha (ReLU, K = 2)
+_PROBE_Q = 0.95
+_PROBE_ALPHA_RELU2 = 1.32
 
 
 def tcm_capacity(K, activation="sign", ansatz="rs"):
@@ -47,9 +53,16 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
       with an importance-sampled inner average (:func:`relu_capacity_1rsb_rqmc`, ~1 min; 2.3167 +- 0.0008
       from finer point sets); ``K = 6``: 2.578 +- 0.002 (same method, ~1.5 min; 2.581 +- 0.003 from finer sets);
       ``K = math.inf`` (effective perceptron with kernel Q, Eq. 1RSB.1); K >= 8 not implemented.
+    * ``K = math.inf`` also takes ``activation="erf"`` (g = erf(x/sqrt 2)) and ``ansatz="frsb"``
+      (relu, erf: the full-RSB SAT/UNSAT point, :func:`tcm_capacity_inf_point`, ~20 s, cached;
+      erf rs: 4 sqrt(3)/pi; sign: ``math.inf`` in every ansatz, see
+      :func:`sign_capacity_large_K` for the growth with K).  Finite K with erf or frsb: ValueError.
     """
-    check_choice("activation", activation, ACTIVATIONS)
-    check_choice("ansatz", ansatz, ANSATZE)
+    check_choice("activation", activation, ACTIVATIONS + ("erf",))
+    check_choice("ansatz", ansatz, ANSATZE + ("frsb",))
+    if activation == "erf" or ansatz == "frsb":
+        _check_inf(K, activation, ansatz)
+        return math.inf if activation == "sign" else float(tcm_capacity_inf_point(activation, ansatz).alpha_c)
     k = _check_K(K, activation)
     if activation == "sign":
         if ansatz == "rs":
@@ -70,6 +83,38 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
         raise ValueError(f"K must be 2, 4, 6 or math.inf for the ReLU 1RSB capacity (K >= 8 not validated; "
                          f"alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
     return float(_relu_inf_1rsb_point().alpha_c)
+
+
+def _check_inf(K, activation, ansatz):
+    if isinstance(K, float) and K == math.inf:
+        return
+    if ansatz not in ANSATZE:
+        raise ValueError(f"ansatz must be one of {', '.join(map(repr, ANSATZE))} at finite K "
+                         f"({ansatz!r} needs K = math.inf), got {ansatz!r} with K={K!r}")
+    raise ValueError(f"K must be math.inf for activation={activation!r} (finite K is implemented for sign "
+                     f"and relu only), got {K!r}")
+
+
+def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
+    r"""SaddlePoint of the SAT/UNSAT point, with its validity flag.
+
+    ``K = math.inf`` (:func:`tcm_capacity_inf_point`): activation relu or erf, ansatz rs, 1rsb or
+    frsb.  Sign units at K = inf have infinite capacity: :func:`sign_capacity_large_K_point`
+    gives the large-K theory.  Finite K, ``ansatz="rs"`` (activation sign or relu; pass them, the
+    defaults are those of K = inf): the RS value with its replicon computed near capacity and
+    ``rs_stable`` (see ``_finite_capacity_point`` below).  Finite-K 1RSB points:
+    :func:`tcm_capacity_1rsb_point` (sign), :func:`relu_capacity_1rsb_point` (K = 2),
+    :func:`relu_capacity_1rsb_rqmc` (K = 4, 6).
+    """
+    if not (isinstance(K, float) and K == math.inf) and activation in ACTIVATIONS and ansatz == "rs":
+        return _finite_capacity_point(K, activation)
+    check_choice("activation", activation, INF_ACTIVATIONS)
+    check_choice("ansatz", ansatz, INF_ANSATZE)
+    _check_inf(K, activation, ansatz)
+    if activation == "sign":
+        raise ValueError("activation='sign' has infinite capacity at K = math.inf in every ansatz; "
+                         "use sign_capacity_large_K_point(K) for the large-K theory")
+    return tcm_capacity_inf_point(activation, ansatz)
 
 
 def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-3, method=None):
@@ -127,3 +172,35 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-
     check_choice("activation", activation, ("sign",))
     check_choice("ansatz", ansatz, ("rs",))
     return _sign_storage(alpha, K, level, tol, method)
+
+
+def _finite_capacity_point(K, activation):
+    r"""Finite-K RS capacity of the tree committee machine as a SaddlePoint, with its validity flag.
+
+    ``thermo["alpha_c"]`` is :func:`tcm_capacity` (same arguments).  The RS value is checked, not
+    assumed: ``replicon`` is the replicon (Eq. RS.3) of the RS solution computed on the RS branch
+    close to capacity -- at ``q = 0.95`` for sign units (``extra["probe_q"]``,
+    ``extra["probe_alpha"]`` = the alpha of that point; e.g. K = 3: alpha = 3.5496, replicon =
+    -20.6; K = 1: alpha = 1.836, replicon 0.205), at ``alpha = 1.32`` for ReLU K = 2 -- and
+    ``rs_stable = replicon > 0``.  The replicon decreases along the branch towards capacity (for
+    K >= 3 it tends to -inf as q -> 1; for K = 1 and ReLU K = 2 to 0, marginal), so a negative
+    probe means RS is unstable at capacity and the RS alpha_c is only an upper bound.  Cost:
+    ~2 s (K = 3), ~4 s (K = 5) at the default quadrature of :func:`tcm_storage`.
+    Where no replicon is implemented (ReLU K >= 4) ``replicon`` and ``rs_stable`` are None (unknown).
+    """
+    k = _check_K(K, activation)
+    params = {"K": k, "activation": activation}
+    if activation == "sign":
+        alpha_probe, rep = _at_alpha_replicon(k, _PROBE_Q, _rs_level_arg(k, None, None))
+        extra = {"probe_q": _PROBE_Q, "probe_alpha": float(alpha_probe)}
+        ac = _alpha_rs_sign(k)
+    elif k == 2:
+        rep = _relu2_storage_one(_PROBE_ALPHA_RELU2, _RELU2_LEVELS, math.inf).replicon
+        extra = {"probe_alpha": _PROBE_ALPHA_RELU2}
+        ac = 4.0 / 3.0
+    else:
+        ac = tcm_capacity(k, "relu", "rs")
+        return SaddlePoint("committee.tcm_capacity", {**params, "ansatz": "rs"}, {}, {"alpha_c": ac},
+                           extra={"note": "no replicon implemented for this K: RS stability unknown"})
+    return SaddlePoint("committee.tcm_capacity", {**params, "ansatz": "rs"}, {}, {"alpha_c": ac},
+                       replicon=float(rep), rs_stable=bool(rep > 0), extra=extra)

@@ -3,7 +3,7 @@
 C(t) is the minimal squared displacement of the hidden fields t that makes the output
 correct.  It sets the RS capacity (1/alpha_c^RS = E_t C(t), Eq. RS.4) and the 1RSB inner
 average at capacity (exp(-y C/2), Eq. 1RSB.1).  Sign units (:func:`sign_flip_cost`):
-the (K+1)/2 - n_+ negative units of smallest |t| are flipped.  Balanced ReLU units
+the (K+1)/2 - n_+ negative units of smallest ``|t|`` are flipped.  Balanced ReLU units
 (:func:`relu_flip_cost`): exact water filling over the number of switched-on inactive
 positive units (``_relu_proj`` also returns the nearest correct point, used by the
 importance sampler of :mod:`.relu_1rsb`).
@@ -128,7 +128,7 @@ def _relu_cost(t, half):
     """Minimal sum of squared displacements making sum_{l<half} relu - sum_{l>=half} relu > 0.
 
     Units 0..half-1 have c = +1, the others c = -1.  Exact: for each number k of inactive
-    positive units that are switched on (those with the smallest |t|), the remaining problem
+    positive units that are switched on (those with the smallest ``|t|``), the remaining problem
     is convex and solved by water filling (shift nu on active +, max(nu, s_i) on switched-on,
     min(nu, t_l) on active - units); the minimum over k is the global minimum.  The water
     filling (and the minimizer) is in :func:`_relu_proj`.
@@ -137,7 +137,7 @@ def _relu_cost(t, half):
 
 
 def sign_flip_cost(t):
-    """C(t) for majority vote (RS.4): sum of t_l^2 of the (K+1)/2 - n_+ smallest-|t| negatives."""
+    """C(t) for majority vote (RS.4): sum of t_l^2 of the (K+1)/2 - n_+ smallest-``|t|`` negatives."""
     t = np.ascontiguousarray(np.asarray(t, dtype=float))
     return float(_sign_cost(t))
 

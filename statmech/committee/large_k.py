@@ -36,8 +36,8 @@ def rs_large_K_coefficient():
     """c with alpha_c^RS = c sqrt(K) (1 + O(K^-1/2)) for sign units: c = 12/sqrt(2 pi) = sqrt(72/pi).
 
     Derivation (docs/committee.md): for K -> inf the surplus of negative units is
-    D = sqrt(K) Z, Z ~ N(0, 1); the D/2 flipped units are those with |t| < s*, s* =
-    D sqrt(2 pi)/(2K), so C = Z^3/(24 phi(0)^2 sqrt(K)) for Z > 0 and E C = sqrt(2 pi)/(12 sqrt K).
+    D = sqrt(K) Z, Z ~ N(0, 1); the D/2 flipped units are those with ``|t| < s*``, ``s* =
+    D sqrt(2 pi)/(2K)``, so C = Z^3/(24 phi(0)^2 sqrt(K)) for Z > 0 and E C = sqrt(2 pi)/(12 sqrt K).
     """
     return 12.0 / math.sqrt(2.0 * math.pi)
 
@@ -137,7 +137,7 @@ def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16):
     r"""Large-K continuum limit of the sign 1RSB capacity (Eq. 1RSB.L), a SaddlePoint.
 
     For K -> inf the number of excess negative units is O(sqrt K) and flipping D units of
-    smallest |lambda| costs D^3/(3 K^2 phi(0)^2); with y = 48 phi(0)^2 sqrt(K) yh and
+    smallest ``|lambda|`` costs D^3/(3 K^2 phi(0)^2); with y = 48 phi(0)^2 sqrt(K) yh and
     a = (2/pi) asin(q0), Eq. 1RSB.1 becomes
 
         alpha(q0, yh) = [ln(1 + y(1-q0)) + q0 y/(1 + y(1-q0))] / (2 G(q0, yh)),
@@ -181,7 +181,7 @@ def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16):
                        {"q0": q0, "y_hat": yh, "y": _PHI0SQ48 * yh * math.exp(0.5 * ln_K) if ln_K < 1400 else math.inf},
                        {"alpha_c": ac, "ratio": ac / math.sqrt(ln_K)}, converged=True,
                        residual=info.residual, iterations=info.iterations + r.nit, hessian_eigenvalues=ev,
-                       extra={"quadrature_error": abs(fine - ac), "coefficient": one_rsb_large_K_coefficient()})
+                       ansatz="1rsb", extra={"quadrature_error": abs(fine - ac), "coefficient": one_rsb_large_K_coefficient()})
 
 
 # --------------------------------------------------------------------------- balanced ReLU units, K = inf
@@ -216,4 +216,4 @@ def _relu_inf_1rsb_point():
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": math.inf, "activation": "relu"},
                        {"q0": q0, "y": math.exp(info.x[1])}, {"alpha_c": f(info.x)},
                        converged=True, residual=info.residual, iterations=info.iterations,
-                       hessian_eigenvalues=np.linalg.eigvalsh(Hm), extra={"ansatz": "1rsb"})
+                       hessian_eigenvalues=np.linalg.eigvalsh(Hm), ansatz="1rsb", extra={"ansatz": "1rsb"})

@@ -240,7 +240,7 @@ def relu_capacity_1rsb_rqmc(K=4, *, log2_outer=10, log2_inner=10, seed=0, reps=4
                        {"q0": 1.0 / (1.0 + math.exp(-p[0])), "y": math.exp(p[1])},
                        {"alpha_c": float(vals.mean())}, converged=True, residual=resid, iterations=its,
                        hessian_eigenvalues=np.linalg.eigvalsh(Hm),
-                       extra={"ansatz": "1rsb", "stderr": float(vals.std(ddof=1) / math.sqrt(reps)),
+                       ansatz="1rsb", extra={"ansatz": "1rsb", "stderr": float(vals.std(ddof=1) / math.sqrt(reps)),
                               "inner_change": float(vals.mean() - half.mean()), "alpha_reps": vals,
                               "points": (2 ** mo, 2 ** mi),
                               "note": "RQMC outer (control variate) x importance-sampled QMC inner"})

@@ -405,6 +405,6 @@ def relu_capacity_1rsb_point(K=2, *, outer_level=2):
     # the RS boundary value, approached as y -> 0 (checked: alpha(q0, 1e-4) - 4/3 = O(1e-5))
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": 2, "activation": "relu"},
                        {"q0": 1.0, "y": 0.0}, {"alpha_c": a_rs}, converged=True, residual=0.0, iterations=0,
-                       extra={"ansatz": "1rsb", "grid": _RELU2_1RSB_GRID, "grid_alpha": grid,
+                       ansatz="1rsb", extra={"ansatz": "1rsb", "grid": _RELU2_1RSB_GRID, "grid_alpha": grid,
                               "grid_min_excess": excess,
                               "note": "minimum on the RS boundary (y -> 0 or q0 -> 1): 1RSB = RS for K = 2"})

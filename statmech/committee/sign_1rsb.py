@@ -3,7 +3,7 @@ r"""Sign tree committee machine, one-step RSB at capacity (q_1 -> 1, Eq. 1RSB.1)
 alpha_c^1RSB is the stationary value of alpha(q0, y) = -S(q0, y) / ((2/y) E_{t0} ln Y) over
 (q0, y), with S the entropic term (``_eqs.s1rsb``) and Y(h) = E_{lambda ~ N(h, (1-q0) I)}
 exp(-y C(lambda)/2) the inner average, reduced exactly to a 1-d integral over the largest
-flipped |lambda| (order statistics, docs/committee.md).
+flipped ``|lambda|`` (order statistics, docs/committee.md).
 
 * K <= 5: :func:`tcm_capacity_1rsb_point` -- outer average on the multisets of a
   Gauss--Hermite rule (``_energ_1rsb``, ``_alpha_of``), inner tanh--sinh (``_inner_Y``);
@@ -47,7 +47,7 @@ def _ival(lo, hi, mu, sig):
 
 @numba.njit(cache=True)
 def _esym(c, b, skip, k, buf):
-    """sum over subsets S (|S| = k) of the units != skip of prod_S c prod_rest b."""
+    """sum over subsets S (``|S| = k``) of the units != skip of prod_S c prod_rest b."""
     K = c.shape[0]
     for n in range(K + 1):
         buf[n] = 0.0
@@ -236,7 +236,7 @@ def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
         return _capacity_1rsb_rqmc_cached(k)
     if k == 1:
         return SaddlePoint("committee.tcm_capacity_1rsb", {"K": 1, "activation": "sign"},
-                           {"q0": 1.0, "y": 0.0}, {"alpha_c": 2.0}, extra={"ansatz": "1rsb",
+                           {"q0": 1.0, "y": 0.0}, {"alpha_c": 2.0}, ansatz="1rsb", extra={"ansatz": "1rsb",
                            "note": "perceptron: 1RSB reduces to RS (minimum on the y -> 0 boundary)",
                            "quadrature_error": 0.0})
     n0, l0, nf, nc = _1RSB_ORDER[k]
@@ -250,7 +250,7 @@ def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": k, "activation": "sign"},
                        {"q0": q0, "y": y}, {"alpha_c": ac}, converged=True, residual=info.residual,
                        iterations=info.iterations, hessian_eigenvalues=eig,
-                       extra={"ansatz": "1rsb", "quadrature_error": abs(fine - ac), "alpha_c_fine": fine})
+                       ansatz="1rsb", extra={"ansatz": "1rsb", "quadrature_error": abs(fine - ac), "alpha_c_fine": fine})
 
 
 @lru_cache(maxsize=64)
@@ -258,7 +258,7 @@ def _capacity_1rsb_rqmc_cached(k):
     r = tcm_capacity_1rsb_rqmc(k, reps=24)
     return SaddlePoint(r.model, r.params, r.order_params, r.thermo, converged=r.converged,
                        residual=r.residual, iterations=r.iterations,
-                       hessian_eigenvalues=r.hessian_eigenvalues,
+                       hessian_eigenvalues=r.hessian_eigenvalues, ansatz=r.ansatz,
                        extra={**r.extra, "quadrature_error": 2.0 * r.extra["stderr"]})
 
 
@@ -382,7 +382,7 @@ def tcm_capacity_1rsb_rqmc(K, *, log2_points=10, seed=0, x0=None, reps=8):
     found by Newton on finite-difference derivatives); the inner average is exact (1-d
     integral on a Gauss--Legendre grid, O(K^2) per node, see ``_inner_Y_grid``).  The
     scrambled Sobol set reduces the variance of the mean of ln Y ~80x against plain Monte Carlo
-    (K = 9 ... 49; a regression control variate on moments of sum t, n_+ - n_-, |t|^2 was tried
+    (K = 9 ... 49; a regression control variate on moments of sum t, ``n_+ - n_-``, ``|t|^2`` was tried
     and gave no further gain on top of RQMC).  The error bar ``extra["stderr"]`` is the standard error of the mean
     over the search set and ``reps`` further independent scramblings at the stationary point
     (alpha is stationary there, so the position error of the search enters at second order).
@@ -424,6 +424,6 @@ def tcm_capacity_1rsb_rqmc(K, *, log2_points=10, seed=0, x0=None, reps=8):
                        {"q0": 1.0 / (1.0 + math.exp(-info.x[0])), "y": math.exp(info.x[1])},
                        {"alpha_c": float(np.mean(vals))}, converged=True, residual=info.residual,
                        iterations=info.iterations, hessian_eigenvalues=eig,
-                       extra={"ansatz": "1rsb", "stderr": se, "alpha_c_search_set": ac,
+                       ansatz="1rsb", extra={"ansatz": "1rsb", "stderr": se, "alpha_c_search_set": ac,
                               "alpha_c_sets": [float(v) for v in vals], "points": 2 ** m,
                               "note": f"RQMC outer average; stderr over {len(vals)} scramblings"})

@@ -38,7 +38,7 @@ Public API
     derives gradient and Hessian (or the Jacobian) with ``sympy.diff``.
     ``problem.with_params(**kw)`` / ``problem.with_start(x0, p0)`` return modified copies.
 
-``trace(problem, p_min=-inf, p_max=inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None, max_steps=2000, s_max=inf, max_angle=0.25, detect=KINDS, tangent=None) -> Branch``
+``trace(problem, p_min=-inf, p_max=inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None, max_steps=2000, s_max=inf, max_angle=0.25, detect=KINDS, tangent=None, accept=None) -> Branch``
     Pseudo-arclength continuation from ``(problem.x0, problem.p0)`` (first corrected
     at fixed ``p0``).  ``direction`` +1 / -1 starts towards increasing / decreasing p,
     ``None`` traces both ways when ``p0`` is inside ``(p_min, p_max)``.  Bordered
@@ -46,8 +46,10 @@ Public API
     bordering row, adaptive step ``ds_min <= ds <= ds_max``, steps whose corrector
     fails, whose correction exceeds ``ds/2`` or whose tangent turns by more than
     ``max_angle`` (radians, weighted norm) are rejected (branch-jumping guard), and a
-    hard cap of ``max_steps`` accepted (4x that attempted) steps.  The branch ends
-    exactly on ``p_min`` / ``p_max`` when it reaches them.
+    hard cap of ``max_steps`` accepted (4x that attempted) steps.  ``accept(y)``, if
+    given, vets each corrected point y = (x, p): a returned reason (a str) rejects the
+    step like a branch jump, and is the end's status when the step size then falls
+    below ``ds_min``.  The branch ends exactly on ``p_min`` / ``p_max`` when it reaches them.
 
 ``Branch`` (frozen): arrays ``p`` (m,), ``x`` (m, n), ``stable`` (m,) bool, ``f`` (m,) or
     None, ``s`` (arclength), ``tangent`` (m, n+1), ``margin`` (stability margin);
@@ -96,13 +98,17 @@ Public API
     ``branches``, ``special_points`` (all, each tagged with ``.branch``),
     ``coexistence``, ``points(kind)``, ``stable_branches()``, ``plot(ax, y=...)``.
 
-``continue_point(problem, point, param, q_min, q_max, ds=..., **trace_kw) -> Curve``
+``continue_point(problem, point, param, q_min, q_max, ds=..., fold_tol=1e-4, **trace_kw) -> Curve``
     Two-parameter continuation of a fold (``F = 0, F_x v = 0, v.v = 1``), a branch point
     (``F + b phi = 0, F_x^T phi = 0, F_p.phi = 0, |phi| = 1``, Govaerts' unfolded
     system; ``b`` stays 0 while the branch point persists), a stability change
     (``F = 0, margin = 0``), an event (``F = 0, g = 0``) or a coexistence point
     (``F(x1) = F(x2) = 0, f1 = f2``) in
     the problem parameter ``param`` (a key of ``problem.params``), e.g. alpha_c(K).
+    A branch point of the problem also solves the fold system; a fold line therefore
+    accepts only points with ``|phi.F_p| > fold_tol |F_p|`` (phi the left null vector of
+    F_x) and ends with status "fold_degenerate" where it cannot be told from a branch
+    point (e.g. the SCM alpha_s line near K = 2, tangent there to alpha_d).
     ``Curve`` (frozen): ``kind``, ``param``, ``q``, ``p``, ``x``, ``x2``, ``b``, ``status``,
     ``branch`` (the extended-system branch, whose special points are folds of the
     line in ``q`` etc.); ``curve.p_at(q)`` re-solves exactly at one ``q``.

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import ConvergenceError, check_range
-from ._coexistence import _on_sheet, _sheets, coexistence
+from ._coexistence import _sheet_sample, _sheets, coexistence
 from ._corrector import _Corrector, _wnorm
 from ._deflation import deflate
 from ._results import Analysis
@@ -17,9 +17,10 @@ from ._trace import _start_point, _weighted, trace
 def _on_branch(prob, br, x, p, tol=1e-7):
     """Is (x, p) a point of branch br? (exact check at fixed p on each sheet)"""
     scale = 1 + float(np.max(np.abs(x)))
+    corr = _Corrector(prob, maxit=30)
     for sh in _sheets(br) if br.p.size > 1 else []:
-        xb = _on_sheet(prob, br, sh, p)
-        if xb is not None and np.max(np.abs(xb - x)) <= tol * scale:
+        xb = _sheet_sample(prob, br, sh, p, corr)
+        if xb is not None and np.max(np.abs(xb[0] - x)) <= tol * scale:
             return True
     d = np.max(np.abs(np.column_stack([br.x - x, br.p - p])), axis=1)
     return bool(np.min(d) <= tol * scale)

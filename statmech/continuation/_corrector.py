@@ -1,7 +1,8 @@
 """Pseudo-arclength numerics: weighted norms, equilibrated bordered solves, the componentwise
 backward error (acceptance of points at the rounding floor of F), tangents (the predictor
 direction), the Newton corrector on F(y) = 0, <t, y - y_pred>_W = 0, and the Newton polish at
-fixed p used by the start point, deflation and coexistence."""
+fixed p used by the start point, deflation and coexistence.  The small dense algebra runs in
+numba (:mod:`._kernels`)."""
 from __future__ import annotations
 
 import math
@@ -9,82 +10,60 @@ import math
 import numpy as np
 
 from ..saddle import newton
+from . import _kernels
+from ._problem import _Eval, _fixed_p
 
 _EPS = np.finfo(float).eps
 
 
 def _wdot(w, a, b):
-    return float(np.sum(w * a * b))
+    return _kernels.wdot(w, a, b)
 
 
 def _wnorm(w, a):
-    return math.sqrt(_wdot(w, a, a))
+    return math.sqrt(_kernels.wdot(w, a, a))
 
 
-class _Eval:
-    """Cached evaluation of F, J, F_p at one point y = (x, p)."""
-    __slots__ = ("y", "F", "J", "Fp", "A")
-
-    def __init__(self, prob, y):
-        x, p = y[:-1], y[-1]
-        self.y = y
-        self.F = prob.F(x, p)
-        self.J = prob.J(x, p)
-        self.Fp = prob.Fp(x, p)
-        self.A = np.column_stack([self.J, self.Fp])
-
-
-def _solve(M, rhs):
-    """Solve M u = rhs after row and column equilibration (rows, then columns scaled to unit
-    max-norm): the bordered systems mix rows of very different size (F_x entries ~1e8 next to
-    the arclength row) and partial pivoting is not scale invariant."""
+def _lstsq_equilibrated(M, rhs):
+    """Least-squares solution of the row- and column-equilibrated system (the fallback when
+    :func:`_kernels.solve_equilibrated` meets a vanishing pivot)."""
     with np.errstate(all="ignore"):
         r = np.max(np.abs(M), axis=1)
         r = np.where((r > 0) & np.isfinite(r), r, 1.0)
         M1 = M / r[:, None]
         c = np.max(np.abs(M1), axis=0)
         c = np.where((c > 0) & np.isfinite(c), c, 1.0)
-        M2 = M1 / c[None, :]
-        b = np.asarray(rhs, dtype=float) / r
-    try:
-        out = np.linalg.solve(M2, b)
-    except np.linalg.LinAlgError:
-        out = np.linalg.lstsq(M2, b, rcond=None)[0]
-    return out / c
+        return np.linalg.lstsq(M1 / c[None, :], rhs / r, rcond=None)[0] / c
 
 
-def _backward_error(F, A, y):
+def _backward_error(F, J, Fp, y):
     """Componentwise backward error of a residual: max_i |F_i| / (|A| |y|)_i with A = [F_x, F_p]
     (n x (n+1)) and y = (x, p) -- the relative size of the residual against the size of the
     terms of each equation, i.e. the relative perturbation of the data that makes y exact.
     Rounding (of y, and inside the model's own evaluation) puts a floor of a few eps / (relative
     cancellation) under it, however ill-conditioned F_x is."""
-    with np.errstate(all="ignore"):
-        sc = np.abs(A) @ np.abs(y)
-        if F.size == 0:
-            return 0.0
-        v = np.abs(F) / np.where(sc > 0, sc, np.inf)
-    v = np.where(np.abs(F) == 0, 0.0, v)
-    return float(np.max(v)) if np.all(np.isfinite(v)) else math.inf
+    return _kernels.backward_error(F, J, Fp, y)
 
 
 def _scaled_ok(prob, x, p):
     """Does (x, p) pass the scaled residual test (backward error <= prob.rtol)?"""
     if not np.all(np.isfinite(x)):
         return False
-    F = prob.F(x, p)
-    if not np.all(np.isfinite(F)):
+    e = _Eval(prob, x, p)
+    if not np.all(np.isfinite(e.F)):
         return False
-    return _backward_error(F, np.column_stack([prob.J(x, p), prob.Fp(x, p)]), np.append(x, p)) <= prob.rtol
+    return _backward_error(e.F, e.J, e.Fp, np.append(x, p)) <= prob.rtol
 
 
-def _tangent(A, border, w):
-    """Unit (weighted) tangent t with A t = 0 and border.t = 1 (None if the bordered system is singular)."""
-    n = A.shape[0]
-    M = np.vstack([A, border])
-    rhs = np.zeros(n + 1)
+def _tangent(e, border, w):
+    """Unit (weighted) tangent t with [F_x, F_p] t = 0 and border.t = 1 at the evaluation e (None if
+    the bordered system is singular)."""
+    t, ok = _kernels.tangent(e.J, e.Fp, border, w)
+    if ok:
+        return t
+    rhs = np.zeros(e.F.size + 1)
     rhs[-1] = 1.0
-    t = _solve(M, rhs)
+    t = _lstsq_equilibrated(np.vstack([e.A, border]), rhs)
     nt = _wnorm(w, t)
     if not np.isfinite(nt) or nt == 0:
         return None
@@ -110,44 +89,45 @@ class _Corrector:
         self.w = prob.w
 
     def __call__(self, y_pred, t, tol, y_start=None):
-        """Newton on F(y) = 0, <t, y - y_pred>_W = 0.  Returns (y, residual, its) or None."""
+        """Newton on F(y) = 0, <t, y - y_pred>_W = 0.  Returns (y, residual, its, evaluation at y
+        or None) or None."""
         prob, w = self.prob, self.w
         y = (y_pred if y_start is None else y_start).copy()
         border = w * t
+        gtol = 64 * _EPS * (1 + _wnorm(w, y_pred))
         prev_res = math.inf
         for it in range(self.maxit + 1):
             x, p = y[:-1], y[-1]
             if not prob.ok(x, p):
                 return None
-            F = prob.F(x, p)
-            if not np.all(np.isfinite(F)):
+            e = _Eval(prob, x, p, y)
+            res, g = _kernels.residual_and_gap(e.F, y, y_pred, border)
+            if res == math.inf:
                 return None
-            res = float(np.max(np.abs(F))) if F.size else 0.0
-            g = float(border @ (y - y_pred))
-            if res <= tol and abs(g) <= 64 * _EPS * (1 + _wnorm(w, y_pred)) and (it > 0 or y_start is None):
-                return y, res, it
+            if res <= tol and abs(g) <= gtol and (it > 0 or y_start is None):
+                return y, res, it, e
             if it == self.maxit:
                 return None
-            J = prob.J(x, p)
-            Fp = prob.Fp(x, p)
-            A = np.column_stack([J, Fp])
             # noise floor: an absolute tol may be unreachable when the terms of F are large
             # (ill-conditioned F_x at large K).  Once Newton stagnates (the residual no longer
             # drops 4x per step: rounding noise, not truncation, dominates) the point is accepted
             # if the componentwise backward error max_i |F_i| / (|F_x| |x| + |F_p| |p|)_i <= rtol
-            if it >= 2 and res > 0.25 * prev_res and abs(g) <= 64 * _EPS * (1 + _wnorm(w, y_pred)) and \
-                    _backward_error(F, A, y) <= prob.rtol:
-                return y, res, it
+            if it >= 2 and res > 0.25 * prev_res and abs(g) <= gtol and _backward_error(e.F, e.J, e.Fp, y) <= prob.rtol:
+                return y, res, it, e
             prev_res = res
-            M = np.vstack([A, border])
-            dy = _solve(M, -np.append(F, g))
-            if not np.all(np.isfinite(dy)):
+            y_new, status, tiny = _kernels.corrector_update(e.J, e.Fp, border, e.F, g, y)
+            if status == 2:
+                dy = _lstsq_equilibrated(np.vstack([e.A, border]), -np.append(e.F, g))
+                status = 0 if np.all(np.isfinite(dy)) else 1
+                y_new = y + dy
+                tiny = np.max(np.abs(dy)) <= 1e-14 * (1 + np.max(np.abs(y_new)))
+            if status == 1:
                 return None
-            y = y + dy
+            y = y_new
             # stagnation at the rounding floor of F (large terms cancelling): a Newton step
             # at the level of the rounding of y with a residual within 1000 tol is converged
-            if it >= 2 and np.max(np.abs(dy)) <= 1e-14 * (1 + np.max(np.abs(y))) and res <= 1e3 * tol:
-                return y, res, it + 1
+            if it >= 2 and tiny and res <= 1e3 * tol:
+                return y, res, it + 1, None
         return None
 
 
@@ -159,3 +139,9 @@ def _newton_retry(F, x0, jac, tols, **kw):
         if r.converged:
             break
     return r
+
+
+def _fixed_p_retry(prob, p, x0, tols, **kw):
+    """:func:`_newton_retry` on F(., p) = 0 (one model evaluation per Newton point)."""
+    F, J = _fixed_p(prob, p)
+    return _newton_retry(F, x0, J, tols, **kw)

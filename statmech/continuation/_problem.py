@@ -9,6 +9,12 @@ import numpy as np
 
 from ..errors import check_choice, check_finite, check_range
 from ..saddle import jacobian_fd
+from . import _kernels
+
+
+def _as(v, shape):
+    v = np.asarray(v, dtype=float)
+    return v if v.shape == shape else v.reshape(shape)
 
 
 def _fd_gradient(f, x, p, params):
@@ -52,6 +58,88 @@ def _J_p(pr, x, p):
     return (pr.J(x, p + h) - pr.J(x, p - h)) / (2 * h)
 
 
+_UNSET = object()
+
+
+class _Eval:
+    """The problem evaluated at one point (x, p): ``F`` at once; ``J``, ``Fp``, ``A`` = [F_x, F_p],
+    ``f``, ``f_p`` (df/dp) and ``grad_f`` on first use -- all from one call of the fused evaluator
+    when the problem has one (``Problem.evaluate``).  ``y`` is (x, p) when the caller has it."""
+    __slots__ = ("prob", "x", "p", "y", "F", "_J", "_Fp", "_f", "_fp", "_A")
+
+    def __init__(self, prob, x, p, y=None):
+        self.prob, self.x, self.p, self.y = prob, x, p, y
+        self._A = None
+        if prob.evaluate is not None:
+            self.F, self._J, self._Fp, f, fp = prob._fused(x, p)
+            self._f, self._fp = (f, fp) if prob.free_energy is not None else (None, None)
+        else:
+            self.F = prob.F(x, p)
+            self._J = self._Fp = self._f = self._fp = _UNSET
+
+    @classmethod
+    def at(cls, prob, y):
+        """Evaluation at y = (x, p)."""
+        return cls(prob, y[:-1], y[-1], y)
+
+    @property
+    def J(self):
+        if self._J is _UNSET:
+            self._J = self.prob.J(self.x, self.p)
+        return self._J
+
+    @property
+    def Fp(self):
+        if self._Fp is _UNSET:
+            self._Fp = self.prob.Fp(self.x, self.p)
+        return self._Fp
+
+    @property
+    def A(self):
+        if self._A is None:
+            n = self.F.size
+            A = self._A = np.empty((n, n + 1))
+            A[:, :n] = self.J
+            A[:, n] = self.Fp
+        return self._A
+
+    @property
+    def f(self):
+        if self._f is _UNSET:
+            self._f = self.prob.f(self.x, self.p)
+        return self._f
+
+    @property
+    def f_p(self):
+        if self._fp is _UNSET:
+            self._fp = self.prob.f_p(self.x, self.p)
+        return self._fp
+
+    @property
+    def grad_f(self):
+        return self.F if self.prob.residual is None else self.prob.grad_f(self.x, self.p)
+
+
+def _memo_last(make):
+    """``get(x) = make(x)``, remembering the last x (by value): a Newton iteration asks for the
+    Jacobian at the point whose residual it has just computed, and a line search at the rounding
+    floor tries points equal to the current one, so these share one evaluation."""
+    last = [None, None]
+
+    def get(x):
+        key = x.tobytes()
+        if key != last[0]:
+            last[0], last[1] = key, make(x)
+        return last[1]
+    return get
+
+
+def _fixed_p(prob, p):
+    """F(x) and J(x) at fixed p for :func:`statmech.saddle.newton`, sharing one evaluation per x."""
+    ev = _memo_last(lambda x: _Eval(prob, x, p))
+    return (lambda x: ev(x).F), (lambda x: ev(x).J)
+
+
 @dataclass(frozen=True)
 class Problem:
     """A continuation problem ``F(x, p) = 0`` (see the :mod:`statmech.continuation` docstring)."""
@@ -74,6 +162,7 @@ class Problem:
     tol: float = 1e-10
     affine_in_p: bool = False
     rtol: float = 1e-10
+    evaluate: Callable | None = None
 
     def __post_init__(self):
         if self.residual is None and self.free_energy is None and self.gradient is None:
@@ -86,6 +175,8 @@ class Problem:
             raise ValueError("p0 must be given (the starting value of the continuation parameter)")
         object.__setattr__(self, "p0", float(check_finite("p0", self.p0)))
         check_choice("sense", self.sense, ("min", "max"))
+        if self.evaluate is not None and not callable(self.evaluate):
+            raise ValueError(f"evaluate must be callable (x, p, **params) -> (F, J, F_p, f, f_p), got {self.evaluate!r}")
         if self.stability is not None and not callable(self.stability):
             check_choice("stability", self.stability, ("min", "max", "flow", "none"))
         check_range("tol", self.tol, 0.0, 1.0, lo_open=True)
@@ -131,6 +222,19 @@ class Problem:
         except ValueError:
             return np.full(shape, np.nan)
 
+    def _fused(self, x, p):
+        """(F, J, F_p, f, f_p) from the fused evaluator (NaN outside the domain)."""
+        n = x.size
+        try:
+            F, J, Fp, f, fp = self.evaluate(x, p, **self.params)
+        except ValueError:
+            nan = np.full(n, np.nan)
+            return nan, np.full((n, n), np.nan), nan, math.nan, math.nan
+        if not (type(F) is type(J) is type(Fp) is np.ndarray and F.dtype == J.dtype == Fp.dtype == np.float64
+                and F.shape == Fp.shape == (n,) and J.shape == (n, n)):
+            F, J, Fp = _as(F, (n,)), _as(J, (n, n)), _as(Fp, (n,))
+        return F, J, Fp, float(f), float(fp)
+
     def F(self, x, p):
         n = x.size
         if self.residual is not None:
@@ -168,7 +272,9 @@ class Problem:
         return _d_dp(self.f, x, p, self.affine_in_p)
 
     def margin(self, x, p, J=None):
-        """Stability margin: > 0 stable, < 0 unstable (inf when not assessed)."""
+        """Stability margin: > 0 stable, < 0 unstable; inf when not assessed (``stability="none"``),
+        NaN where it cannot be evaluated (the stability callable raised ValueError, or the
+        Jacobian is not finite), which :attr:`Branch.stable` reports as not stable."""
         mode = self.stability_mode
         if callable(mode):
             try:
@@ -178,12 +284,12 @@ class Problem:
         if mode == "none":
             return math.inf
         J = self.J(x, p) if J is None else J
+        if mode == "min":
+            return float(_kernels.sym_eig_extreme(J, False))
+        if mode == "max":
+            return float(-_kernels.sym_eig_extreme(J, True))
         if not np.all(np.isfinite(J)):
             return math.nan
-        if mode == "min":
-            return float(np.linalg.eigvalsh(0.5 * (J + J.T))[0])
-        if mode == "max":
-            return float(-np.linalg.eigvalsh(0.5 * (J + J.T))[-1])
         return float(-np.max(np.linalg.eigvals(J).real))
 
     def ok(self, x, p):

@@ -39,7 +39,11 @@ class SpecialPoint:
 
 @dataclass(frozen=True)
 class Branch:
-    """A traced solution branch (see the :mod:`statmech.continuation` docstring)."""
+    """A traced solution branch (see the :mod:`statmech.continuation` docstring).
+
+    ``margin``: :meth:`Problem.margin` at every point (> 0 stable; inf where stability is not
+    assessed, NaN where it could not be evaluated).
+    """
     p: np.ndarray
     x: np.ndarray
     stable: np.ndarray
@@ -80,7 +84,12 @@ class Branch:
 
 @dataclass(frozen=True)
 class CoexistencePoint:
-    """A first-order transition point: two solutions with equal free energy at the same p."""
+    """A first-order transition point: two solutions with equal free energy at the same p.
+
+    ``branches``: the indices of the two branches in :attr:`Analysis.branches` when the point
+    comes from :func:`analyze`; ``(None, None)`` when it comes from :func:`coexistence` called
+    directly (the branches are then the ones passed in, which have no index).
+    """
     p: float
     x1: np.ndarray
     x2: np.ndarray

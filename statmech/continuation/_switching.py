@@ -7,7 +7,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import ConvergenceError
-from ._corrector import _Eval, _null_tangent, _wdot, _wnorm
+from ._corrector import _null_tangent, _wdot, _wnorm
+from ._problem import _Eval
 from ._results import KINDS, SpecialPoint
 from ._trace import _Pt, _trace_both, _trace_kw
 
@@ -17,7 +18,7 @@ def _other_direction(prob, point):
     through it, from the known tangent (``point.tangent``, else the null vector of [F_x, F_p])."""
     w = prob.w
     y = np.append(point.x, point.p)
-    e = _Eval(prob, y)
+    e = _Eval.at(prob, y)
     t1 = point.tangent if point.tangent is not None else _null_tangent(e.A, w)
     _, sv, vt = np.linalg.svd(e.A)
     basis = vt[-2:]  # two smallest right singular vectors (A is n x (n+1))

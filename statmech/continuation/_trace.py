@@ -10,7 +10,9 @@ import numpy as np
 
 from ..errors import ConvergenceError, check_choice, check_range
 from ..saddle import newton
-from ._corrector import _EPS, _Eval, _newton_retry, _null_tangent, _scaled_ok, _tangent, _wdot, _wnorm
+from . import _kernels
+from ._corrector import _EPS, _fixed_p_retry, _null_tangent, _scaled_ok, _tangent, _wdot, _wnorm
+from ._problem import _Eval, _fixed_p
 from ._problem import Problem
 from ._results import KINDS, Branch
 from ._special_points import _Locator
@@ -29,23 +31,25 @@ class _Pt:
     logdet: float = 0.0
 
 
-def _point_data(prob, y, t_prev_border, w):
-    """Tangent and test-function values at an accepted point."""
-    e = _Eval(prob, y)
-    t = _tangent(e.A, t_prev_border, w)
+def _point_data(prob, y, t_prev_border, w, e=None):
+    """Tangent and test-function values at an accepted point (``e``: the evaluation there, if at hand)."""
+    if e is None:
+        e = _Eval.at(prob, y)
+    t = _tangent(e, t_prev_border, w)
     if t is None:
         return None
-    sgn, logdet = np.linalg.slogdet(np.vstack([e.A, w * t]))
+    sgn, logdet = _kernels.bordered_slogdet(e.J, e.Fp, w * t)
     margin = prob.margin(y[:-1], y[-1], e.J)
     evs = np.array([float(g(y[:-1], y[-1], **prob.params)) for g in prob.events.values()])
-    return _Pt(y, t, margin, float(sgn), evs, prob.f(y[:-1], y[-1]), float(logdet))
+    return _Pt(y, t, margin, float(sgn), evs, e.f, float(logdet))
 
 
 class _Tracer(_Locator):
     """Pseudo-arclength continuation of one branch in one direction (see :func:`trace`)."""
 
-    def __init__(self, prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect):
+    def __init__(self, prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect, accept=None):
         super().__init__(prob, detect)
+        self.accept = accept
         self.p_min, self.p_max = p_min, p_max
         self.ds, self.ds_min, self.ds_max = ds, ds_min, ds_max
         self.max_steps = max_steps
@@ -74,13 +78,14 @@ class _Tracer(_Locator):
             # predictor along the tangent, corrector on the hyperplane orthogonal to it; a correction
             # larger than h/2 is rejected (a jump to another branch)
             a = pts[-1]
+            refused = None
             y_pred = a.y + h * a.t
             r = self.corr(y_pred, a.t, prob.tol)
             b = None
             if r is not None:
                 y_new = r[0]
                 if _wnorm(w, y_new - y_pred) <= 0.5 * h:
-                    b = _point_data(prob, y_new, w * a.t, w)
+                    b = _point_data(prob, y_new, w * a.t, w, r[3])
                     if b is not None:
                         # branch-jump guard: the new tangent and the secant must stay within
                         # max_angle of the old tangent
@@ -88,6 +93,10 @@ class _Tracer(_Locator):
                         cs = _wdot(w, sec, a.t) / max(_wnorm(w, sec), 1e-300)
                         if _wdot(w, b.t, a.t) < self.cos_max or cs < self.cos_max:
                             b = None
+                        elif self.accept is not None:
+                            refused = self.accept(b.y)
+                            if refused:
+                                b = None
             # ----- p bounds: land exactly on the bound
             sig = None
             if b is not None and (b.y[-1] > self.p_max or b.y[-1] < self.p_min):
@@ -96,11 +105,16 @@ class _Tracer(_Locator):
                     sig, yb = self._land(a, b, h, bound)
                 except ConvergenceError:
                     b = None  # the corrector failed inside the step: a shorter step, as for a rejection
+                else:
+                    if yb is not None and self.accept is not None:
+                        refused = self.accept(yb)
+                        if refused:
+                            b = None
             if b is None:
                 rejected += 1
                 h *= 0.5
                 if h < self.ds_min:
-                    status = "ds_min"
+                    status = refused or "ds_min"
                     break
                 continue
             its = r[2]
@@ -110,8 +124,8 @@ class _Tracer(_Locator):
                     status = "p_max" if bound == self.p_max else "p_min"
                     break
                 yb[-1] = bound
-                rr = newton(lambda xx: prob.F(xx, bound), yb[:-1], lambda xx: prob.J(xx, bound),
-                            tol=self.loc_tol, raise_on_fail=False)
+                Fb, Jb = _fixed_p(prob, bound)
+                rr = newton(Fb, yb[:-1], Jb, tol=self.loc_tol, raise_on_fail=False)
                 if rr.converged or _scaled_ok(prob, rr.x, bound):
                     yb[:-1] = rr.x
                 b = _point_data(prob, yb, w * a.t, w)
@@ -159,8 +173,8 @@ class _Tracer(_Locator):
 
 def _start_point(prob, x0, p0):
     """The corrected starting point (x, p0) at fixed p0 (ConvergenceError if Newton fails)."""
-    r = _newton_retry(lambda xx: prob.F(xx, p0), x0, lambda xx: prob.J(xx, p0), (prob.tol * 1e-2, prob.tol),
-                      maxiter=60, in_domain=None if prob.in_domain is None else (lambda xx: prob.ok(xx, p0)))
+    r = _fixed_p_retry(prob, p0, x0, (prob.tol * 1e-2, prob.tol), maxiter=60,
+                       in_domain=None if prob.in_domain is None else (lambda xx: prob.ok(xx, p0)))
     if not r.converged and not _scaled_ok(prob, r.x, p0):
         raise ConvergenceError("continuation: the starting point does not converge at fixed p0",
                                x=r.x, residual=r.residual, iterations=r.iterations, diagnostics={"p0": p0})
@@ -209,7 +223,7 @@ def _weighted(prob, p_min, p_max):
     return replace(prob, weights=np.append(np.ones(prob.n), wp))
 
 
-def _trace_kw(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect):
+def _trace_kw(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect, accept=None):
     p_min = float(check_range("p_min", p_min, allow_inf=True))
     p_max = float(check_range("p_max", p_max, allow_inf=True))
     if not p_min < p_max:
@@ -225,18 +239,20 @@ def _trace_kw(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angl
     max_angle = float(check_range("max_angle", max_angle, 0.0, math.pi / 2, lo_open=True))
     for k in detect:
         check_choice("detect", k, KINDS)
-    return _Tracer(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect)
+    if accept is not None and not callable(accept):
+        raise ValueError(f"accept must be None or a callable y -> reason (str) or None, got {accept!r}")
+    return _Tracer(prob, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect, accept)
 
 
 def trace(problem, p_min=-math.inf, p_max=math.inf, ds=0.01, *, direction=None, ds_min=None, ds_max=None,
-          max_steps=2000, s_max=math.inf, max_angle=0.25, detect=KINDS, tangent=None):
+          max_steps=2000, s_max=math.inf, max_angle=0.25, detect=KINDS, tangent=None, accept=None):
     """Trace the solution branch through ``(problem.x0, problem.p0)`` by pseudo-arclength continuation.
 
     See the :mod:`statmech.continuation` docstring for the algorithm and the returned :class:`Branch`.
     """
     if not isinstance(problem, Problem):
         raise ValueError(f"problem must be a statmech.continuation.Problem, got {type(problem).__name__}")
-    tr = _trace_kw(problem, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect)
+    tr = _trace_kw(problem, p_min, p_max, ds, ds_min, ds_max, max_steps, s_max, max_angle, detect, accept)
     problem = tr.prob
     if not tr.p_min <= problem.p0 <= tr.p_max:
         raise ValueError(f"p0 must be in [p_min, p_max] = [{tr.p_min}, {tr.p_max}], got {problem.p0}")
@@ -250,8 +266,7 @@ def trace(problem, p_min=-math.inf, p_max=math.inf, ds=0.01, *, direction=None, 
             raise ValueError(f"tangent must have length n+1 = {problem.n + 1}")
         t0 = t0 / _wnorm(w, t0)
     else:
-        e = _Eval(problem, y0)
-        t0 = _null_tangent(e.A, w, 1.0)
+        t0 = _null_tangent(_Eval.at(problem, y0).A, w, 1.0)
         if direction == -1:
             t0 = -t0
     return _trace_both(problem, tr, y0, t0, both=(direction is None and tangent is None))

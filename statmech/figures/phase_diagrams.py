@@ -99,6 +99,9 @@ def _scm_diagram(out, activation, K_max):
         ks = [row["K"] for row in res["integer_K"] if c.q.min() <= row["K"] <= c.q.max()]
         vals = [np.nan if row[lab] is None else row[lab] for row in res["integer_K"] if row["K"] in ks]
         ax.plot(ks, vals, "o", color=col, ms=3)
+        fill = res["filled"].get(lab)
+        if fill is not None:  # where the continuation cannot resolve the line: transitions()
+            ax.plot(fill["K"], fill["alpha"], ":", color=col)
     for a, b, q, p in res["meet"]:
         ax.plot(q, p, "*", color="k", ms=9)
     if activation == "erf":
@@ -110,7 +113,7 @@ def _scm_diagram(out, activation, K_max):
     ax.set_xlabel("K (continuous)")
     ax.set_ylabel(r"$\alpha$")
     ax.set_title(f"{activation} soft committee machine: transition lines from the free energy "
-                 "(two-parameter continuation; * lines meet)", fontsize=9)
+                 "(two-parameter continuation, dotted: direct/Landau solver; * lines meet)", fontsize=9)
     ax.legend(fontsize=7)
     return save(fig, out / f"scm_{activation}_phase_diagram.png")
 

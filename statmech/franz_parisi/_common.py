@@ -264,17 +264,25 @@ def _require_interior(kind, margins, x, d, residual=None):
                                residual=residual, diagnostics={"d": d, **bad})
 
 
+def _reference_flags(ref):
+    """The RS reference's stability, carried by every FP result (``extra``)."""
+    return {"reference_replicon": ref.replicon, "reference_rs_stable": bool(ref.replicon > 0)}
+
+
 def _assemble(problem, d, p, info_or_none, x, ref_entropy, d_typ):
-    """One scalar SaddlePoint from a converged FP solution (checks that it is interior)."""
+    """One scalar SaddlePoint from a converged FP solution (checks that it is interior).
+    ``rs_stable``: the constrained replicas' replicon is positive *and* the RS reference is stable."""
     params = {"alpha": problem.alpha, "kappa": problem.kappa, "d": d}
+    ref_ok = problem.ref.replicon > 0
     if info_or_none is None:  # exactly at the typical distance: the degenerate solution
         order = dict(zip(problem.names, map(float, x)))
         order.update(problem.ref_params())
         thermo = {"entropy": ref_entropy, "entropy_equilibrium": ref_entropy, "d_typical": d_typ,
                   "dS_dd": 0.0}
         return SaddlePoint(problem.kind, params, order, thermo, True, 0.0, 0, None,
-                           problem.ref.replicon, bool(problem.ref.replicon > 0),
-                           {"margins": {}, "note": "d equals the typical distance: S_FP = S_eq exactly"})
+                           problem.ref.replicon, bool(ref_ok),
+                           {"margins": {}, "note": "d equals the typical distance: S_FP = S_eq exactly",
+                            **_reference_flags(problem.ref)})
     ent, dS_dp, rep, J, diag = problem.thermo(x, p)
     margins = problem.margins(x, p)
     _require_interior(problem.kind, margins, x, d, info_or_none.residual)
@@ -291,7 +299,7 @@ def _assemble(problem, d, p, info_or_none, x, ref_entropy, d_typ):
     eig = np.linalg.eigvalsh(0.5 * (J + J.T))
     return SaddlePoint(problem.kind, params, order, thermo, bool(info_or_none.converged),
                        float(info_or_none.residual), int(info_or_none.iterations), eig, float(rep),
-                       bool(rep > 0), {"margins": margins})
+                       bool(rep > 0 and ref_ok), {"margins": margins, **_reference_flags(problem.ref)})
 
 
 def _solve_family(problem, d):
@@ -322,6 +330,8 @@ def _solve_family(problem, d):
         n = next(len(e) for e in eigs if e is not None)
         res = [replace(r, hessian_eigenvalues=np.zeros(n)) if r.hessian_eigenvalues is None else r for r in res]
     out = stack(res, d_arr.shape, model=problem.kind)
+    extra = _reference_flags(problem.ref)
     if mixed:
-        out = replace(out, hessian_eigenvalues=None, extra={"hessian_eigenvalues": eigs})
-    return out
+        out = replace(out, hessian_eigenvalues=None)
+        extra["hessian_eigenvalues"] = eigs
+    return replace(out, extra=extra)

@@ -152,8 +152,14 @@ def binary_perceptron(alpha, d, kappa=0.0):
     so ``S_FP -> -d log d - (1-d) log(1-d)`` as alpha -> 0), ``entropy_equilibrium``,
     ``d_typical = (1 - q0)/2``, ``dS_dd``; order parameters ``q1, t, q1_hat, t_hat, p_hat``
     and the reference's ``q0, q_hat0``; ``replicon`` = AT eigenvalue of the constrained
-    replicas (``1 - alpha gamma_E gamma_S/(1-q1)^2``), ``hessian_eigenvalues`` of the RS
-    functional; ``extra['margins']`` = distances from the boundary of the RS domain.
+    replicas (``1 - alpha gamma_E gamma_S/(1-q1)^2``); ``rs_stable`` is True only where both
+    that replicon and the replicon of the RS reference (:func:`equilibrium_binary`,
+    ``extra['reference_replicon']``, ``extra['reference_rs_stable']``) are positive -- above the
+    reference's AT line the typical solutions themselves are not RS; ``hessian_eigenvalues`` of
+    the RS functional (None exactly at the typical distance, where the parametrization is
+    degenerate; for an array of d containing it, None and the per-point spectra in
+    ``extra['hessian_eigenvalues']``); ``extra['margins']`` = distances from the boundary of the
+    RS domain (scalar d).
     """
     alpha = float(check_range("alpha", alpha, 0.0, 0.9, lo_open=True))
     kappa = float(check_range("kappa", kappa, 0.0, 3.0))

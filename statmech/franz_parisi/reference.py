@@ -38,6 +38,7 @@ class _Ref:
     replicon: float
     residual: float
     iterations: int
+    hessian_eigenvalues: np.ndarray
 
 
 _REF_CACHE: dict = {}
@@ -83,7 +84,8 @@ def _solve_ref_binary(alpha, kappa):
     F, J, E, S = both(info.x)
     ent = -qh * (1 - q) / 2 + S[0] + alpha * E[0]
     rep = 1.0 - alpha * E[3] * S[3] / (1 - q) ** 2
-    return _Ref("binary", alpha, kappa, float(q), float(qh), float(ent), float(rep), info.residual, info.iterations)
+    return _Ref("binary", alpha, kappa, float(q), float(qh), float(ent), float(rep), info.residual, info.iterations,
+                np.linalg.eigvalsh(J))
 
 
 def _solve_ref_spherical(alpha, kappa):
@@ -116,7 +118,8 @@ def _solve_ref_spherical(alpha, kappa):
     E = _ref_energy(q, kappa)
     ent = float(_REF.sph_S(q)[0] + alpha * E[0])
     rep = 1.0 - alpha * E[3]
-    return _Ref("spherical", alpha, kappa, q, float("nan"), ent, float(rep), info.residual, info.iterations)
+    return _Ref("spherical", alpha, kappa, q, float("nan"), ent, float(rep), info.residual, info.iterations,
+                np.linalg.eigvalsh(J([q])))
 
 
 def equilibrium_binary(alpha, kappa=0.0):
@@ -125,25 +128,28 @@ def equilibrium_binary(alpha, kappa=0.0):
     Gardner & Derrida (1988) RS, thesis Sec. 2.3 (the entropy of Eq. 2.33 family, corrected
     prefactors): stationary point of
     ``-q_hat (1-q)/2 + E_z log 2cosh(sqrt(q_hat) z) + alpha E_z log H((kappa - sqrt(q) z)/sqrt(1-q))``.
-    Returns a SaddlePoint with ``q``, ``q_hat``, ``entropy`` and the replicon (AT) eigenvalue.
+    Returns a SaddlePoint with ``q``, ``q_hat``, ``entropy``, ``d_typical``, the Hessian
+    eigenvalues of that function in ``(q, q_hat)``, the replicon (AT) eigenvalue and ``rs_stable``.
     """
     alpha = float(check_range("alpha", alpha, 0.0, lo_open=True))
     kappa = float(check_range("kappa", kappa, 0.0))
     r = _reference("binary", alpha, kappa)
     return SaddlePoint("franz_parisi.equilibrium_binary", {"alpha": alpha, "kappa": kappa},
                        {"q": r.q0, "q_hat": r.qh0}, {"entropy": r.entropy, "d_typical": (1 - r.q0) / 2},
-                       True, r.residual, r.iterations, None, r.replicon, bool(r.replicon > 0))
+                       True, r.residual, r.iterations, r.hessian_eigenvalues, r.replicon, bool(r.replicon > 0))
 
 
 def equilibrium_spherical(alpha, kappa=0.0):
     """Typical solutions of the spherical perceptron (Gardner 1988 RS): the FP reference.
 
     Stationary point of ``log(1-q)/2 + q/(2(1-q)) + alpha E_z log H((kappa - sqrt(q) z)/sqrt(1-q))``
-    (entropy = log of the fraction of the sphere).
+    (entropy = log of the fraction of the sphere).  Returns a SaddlePoint with ``q``, ``entropy``,
+    ``d_typical``, the second derivative of that function in ``q`` (``hessian_eigenvalues``), the
+    replicon (AT) eigenvalue ``1 - alpha E_z[(d^2/du^2 log H(u))^2]`` and ``rs_stable``.
     """
     alpha = float(check_range("alpha", alpha, 0.0, lo_open=True))
     kappa = float(check_range("kappa", kappa, -math.inf))
     r = _reference("spherical", alpha, kappa)
     return SaddlePoint("franz_parisi.equilibrium_spherical", {"alpha": alpha, "kappa": kappa},
                        {"q": r.q0}, {"entropy": r.entropy, "d_typical": (1 - r.q0) / 2},
-                       True, r.residual, r.iterations, None, r.replicon, bool(r.replicon > 0))
+                       True, r.residual, r.iterations, r.hessian_eigenvalues, r.replicon, bool(r.replicon > 0))

@@ -80,7 +80,9 @@ def spherical_perceptron(alpha, d, kappa=0.0):
 
     Parameters: ``alpha`` in (0, alpha_c(kappa)), ``d`` in (0, 0.5], ``kappa`` real.
     Returns a SaddlePoint as :func:`~statmech.franz_parisi.binary_perceptron` (order
-    parameters ``q1, t, q0``).
+    parameters ``q1, t, q0``); the reference is Gardner's RS solution
+    (:func:`equilibrium_spherical`), unstable above the AT line for ``kappa < 0``
+    (:func:`statmech.perceptron.spherical_storage_at_line`), where ``rs_stable`` is False.
     """
     alpha = float(check_range("alpha", alpha, 0.0, 50.0, lo_open=True))
     kappa = float(check_range("kappa", kappa, -3.0, 3.0))

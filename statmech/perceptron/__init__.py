@@ -68,13 +68,38 @@ How the saddle points are solved
 Every model's saddle-point equations are eliminated to one explicit map
 ``alpha = A(p)`` along the solution branch (``p = q`` or ``R`` for spherical weights,
 ``p = q_hat`` for Ising weights), and ``A(p) = alpha`` is solved in ``y = logit p`` or
-``log p`` by Newton (``statmech.saddle.newton``, derivative from the sympy kernels, domain
-bound on the binary teacher--student poor branch), falling back to bracket expansion +
-Brent (``statmech.saddle.root_scalar``); ``residual`` is the (scaled) max-norm of the
-gradient of ``phi`` at the result; a residual >= 1e-10 raises ``ConvergenceError`` (so a
-returned result always has ``converged = True``).
+``log p``.  The whole solve runs in numba, one call per public call
+(``_common.newton`` calls an entry point of ``_branches_nb.py``; the root finders are one
+generic driver in ``_newton_nb.py``): Newton with backtracking -- the algorithm of
+``statmech.saddle.newton`` (tolerance 1e-14 on ``log A(p) - log alpha`` and on the step),
+derivative from the sympy kernels, domain bound on the binary teacher--student poor branch
+-- which also stops where the Newton correction is within the step tolerance
+(``<= 1e-14 (1 + |y|)``, where ``saddle.newton`` would take that step and stop); on
+failure bracket expansion + Brent (scipy's ``brentq``, transcribed; the same iterates as
+``_common._bracket_solve`` and ``scipy.optimize.brentq``, tested).  The convergence test,
+the order parameters, the entropy, the Hessian and the replicon of the result are computed
+in the same call from the channel averages of the accepted Newton point (no quadrature
+pass is repeated); Python only checks the arguments and builds the result.  The Ising
+capacity (zero entropy along the branch) and the binary teacher--student transition (zero
+poor-branch entropy, its derivative from the envelope theorem; the spinodal where
+``d log alpha/d log R_hat = 0``) are Newton solves of the same driver, with Brent as their
+fallback.  ``residual`` is the (scaled) max-norm of the gradient of ``phi`` at the result; a
+residual >= 1e-10 or a failed solve raises ``ConvergenceError`` with the last iterate, the
+residual and the iterations (so a returned result always has ``converged = True``).
 
-Quadrature: Gaussian expectations over ``t`` use Gauss--Hermite (48-96 nodes, by q) while the
+A single solve starts from the model's cold start (spherical and binary storage: 5 Newton
+step passes and one full pass at the benchmark points) or, for spherical teacher--student
+and the binary teacher--student poor branch, from the branch tabulated once (512 points,
+cubic Hermite in ``log alpha``): one step pass and one full pass.
+
+Arrays of parameters are solved in the same single numba call, point after point, each
+started from the previous solution -- on a grid (same kappa, comparable steps in alpha)
+from a cubic Hermite extrapolation in ``log alpha`` of the last two, which typically needs
+one quadrature pass per point.  A single solve costs a few quadrature passes (the numba
+solve counts them: ``step_passes``, ``full_passes``); ``benchmarks/bench_perceptron.py``
+reports each single solve against the cost of its passes (the limit).
+
+Quadrature: Gaussian expectations over ``t`` use Gauss--Hermite (48-128 nodes, by q) while the
 integrand is smooth (``q <= 0.6``) and otherwise a tanh--sinh rule split at the sharp
 layer ``t = kappa/sqrt(q)`` (``statmech.gaussian.piecewise_nodes``), shifted so that the
 rule's nodes are cached: ``E_t f(t) = E_s[f(s + c) e^{-c s - c^2/2}]``.  Tested against
@@ -94,12 +119,19 @@ One file per model and ansatz (the replica-symmetric theories are ``*_rs.py``, t
 ones ``*_rsb.py`` on the RSB core :mod:`statmech.rsb`), on top of shared private modules:
 
 ``_equations.py``
-    the sympy integrands of all four free entropies (one ``@kernels`` set, ``_K``)
+    the sympy integrands of all four free entropies (one ``@kernels`` set, ``_K``, which
+    includes the three numba modules below)
+``_quadrature_nb.py``
+    (numba) the quadrature rule of each channel average at a point, and the sums
+``_newton_nb.py``
+    (numba) the generic root finders: Newton, bracket expansion, Brent, the grid predictor
+``_branches_nb.py``
+    (numba) the branch maps of the four theories and the solves over many points
 ``_quadrature.py``
-    quadrature rules and the channel averages ``_st_out``, ``_ts_out``, ``_is_in``, ``_ts_in``
+    the node table and the channel averages ``_st_out``, ``_ts_out``, ``_is_in``, ``_ts_in``
 ``_common.py``
-    argument checks, the scalar root solvers (Newton + bracketed Brent) of the branch maps,
-    the residual check, the AT-line root
+    argument checks, the call of the numba solves and their failure reports, the residual
+    check, the AT-line root
 ``spherical_storage_rs.py``
     (S1)-(S4): ``gardner_capacity``, ``spherical_storage``, ``spherical_storage_at_line``
 ``spherical_teacher_student_rs.py``
@@ -112,15 +144,24 @@ ones ``*_rsb.py`` on the RSB core :mod:`statmech.rsb`), on top of shared private
     1RSB and full RSB of the spherical perceptron, kappa < 0 included: the jamming line
     (``gardner_capacity_point``, ``jamming_kstep``, ``jamming_replicon``) and storage at
     finite alpha (docs/rsb.md, Eqs. P1, J4, J6)
+``binary_rsb.py``
+    1RSB of the Ising perceptron on the RSB core (docs/rsb.md "Binary perceptron"):
+    ``binary_capacity_1rsb`` (Krauth--Mézard from the frozen general equations),
+    ``binary_storage_1rsb``, ``binary_rsb_free_entropy``
+``spherical_storage_reference.py``
+    (S1)-(S2) again, written only with the cores (sympy kernel, Gaussian rule, bracketed root):
+    the template a new model copies (README, "Adding a model") and the cross-check of the
+    numba path (``spherical_storage_reference``)
 ``api.py``
-    ``gardner_capacity`` and ``spherical_storage``: choose the theory by ``ansatz``
+    ``gardner_capacity``, ``spherical_storage``, ``binary_storage``, ``binary_capacity``:
+    choose the theory by ``ansatz``
 ``phase_diagram.py``
     ``binary_storage_problem`` (the continuation problem of (B1)) and ``perceptron_lines``
     (capacities in the (kappa, alpha) plane by the continuation engine)
 """
 from __future__ import annotations
 
-from .binary_storage_rs import (binary_capacity, binary_storage, binary_storage_at_line,
+from .binary_storage_rs import (binary_capacity_point, binary_storage_at_line,
                                 binary_storage_free_entropy, binary_storage_gradient,
                                 binary_storage_hessian, binary_storage_residual)
 from .binary_teacher_student_rs import (BinaryTeacherStudentTransition, binary_teacher_student,
@@ -128,10 +169,12 @@ from .binary_teacher_student_rs import (BinaryTeacherStudentTransition, binary_t
                                         binary_teacher_student_gradient, binary_teacher_student_hessian,
                                         binary_teacher_student_residual, binary_teacher_student_transition)
 from .phase_diagram import binary_storage_problem, perceptron_lines
-from .api import gardner_capacity, spherical_storage
+from .api import binary_capacity, binary_storage, gardner_capacity, spherical_storage
+from .binary_rsb import binary_capacity_1rsb, binary_rsb_free_entropy, binary_storage_1rsb
 from .spherical_rsb import gardner_capacity_point, jamming_kstep, jamming_replicon
 from .spherical_storage_rs import (spherical_storage_at_line, spherical_storage_free_entropy, spherical_storage_gradient,
                                    spherical_storage_hessian, spherical_storage_residual)
+from .spherical_storage_reference import spherical_storage_reference
 from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_student,
                                            spherical_teacher_student_asymptotic,
                                            spherical_teacher_student_free_entropy,
@@ -142,7 +185,8 @@ from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_
 __all__ = [
     "gardner_capacity", "gardner_capacity_point", "jamming_kstep", "jamming_replicon", "spherical_storage", "spherical_teacher_student",
     "spherical_teacher_student_asymptotic", "SPHERICAL_TS_ASYMPTOTIC_CONSTANT",
-    "binary_storage", "binary_capacity", "binary_teacher_student",
+    "binary_storage", "binary_capacity", "binary_capacity_point", "binary_teacher_student",
+    "binary_storage_1rsb", "binary_capacity_1rsb", "binary_rsb_free_entropy",
     "spherical_storage_at_line", "binary_storage_at_line",
     "binary_teacher_student_transition", "BinaryTeacherStudentTransition",
     "spherical_storage_free_entropy", "spherical_storage_gradient", "spherical_storage_hessian",
@@ -153,7 +197,7 @@ __all__ = [
     "binary_teacher_student_hessian",
     "spherical_storage_residual", "spherical_teacher_student_residual", "binary_storage_residual",
     "binary_teacher_student_residual",
-    "binary_storage_problem", "perceptron_lines",
+    "binary_storage_problem", "perceptron_lines", "spherical_storage_reference",
 ]
 
 

@@ -1,5 +1,22 @@
-"""Shared pieces of the perceptron solvers: argument checks, the scalar root solvers of the
-one-dimensional branch maps ``alpha = A(p)``, the residual check and the AT-line root."""
+"""Shared pieces of the perceptron solvers: argument checks, the call of the numba solves of
+the branch maps ``alpha = A(p)`` with their failure reports, the residual check and the
+AT-line root.
+
+The saddle points are solved entirely inside numba: :func:`newton` makes one call of an
+entry point of :mod:`statmech.perceptron._branches_nb` (``ss_solve``, ``sts_solve``,
+``bs_solve``, ``bts_solve``, ``bs_capacity``, ``bts_transition``), which runs, for every
+point of the call, Newton with backtracking on the one-unknown branch map (the algorithm of
+:func:`statmech.saddle.newton`, :mod:`statmech.perceptron._newton_nb`), its bracketed Brent
+fallback (scipy's ``brentq``, as :func:`statmech.saddle.root_scalar`), the convergence test
+and the order parameters, entropy, Hessian and replicon of the result; Python only checks
+the arguments, raises the ConvergenceError of a failed point (:func:`_run`) and builds the
+SaddlePoint.  A vectorized call solves all its points in that one numba call, each started
+from a prediction continued along the grid.  :func:`_bracket_solve` is the same bracket
+expansion + Brent in Python, for Python functions (and the reference the numba one is
+tested against).
+
+``newton``, ``_NEWTON_MAXITER`` and ``_BRENT_MAXITER`` are looked up at each call (tests
+replace them to force a failure); so is ``_RES_TOL``."""
 from __future__ import annotations
 
 import math
@@ -7,9 +24,13 @@ import math
 import numpy as np
 
 from ..errors import ConvergenceError, check_range
-from ..saddle import newton, root_scalar
+from ..saddle import root_scalar
+from ._branches_nb import TINY_ALPHA
+from ._newton_nb import (BRENT_MAXITER, BRENT_NAN, ENTROPY_POSITIVE, NEWTON_FAILED, NO_SIGN_CHANGE, NO_SPINODAL,
+                         NOT_BRACKETED, RAISED)
+from ._quadrature import _table
 
-_TINY_ALPHA = 1e-100   # below this the O(alpha^2) corrections are below double precision
+_TINY_ALPHA = TINY_ALPHA   # below this the O(alpha^2) corrections are below double precision
 
 
 # =========================================================================== validation helpers
@@ -19,6 +40,21 @@ def _alpha(alpha, hi=math.inf, name="alpha"):
 
 def _kappa(kappa):
     return check_range("kappa", kappa)
+
+
+def _plain(*values):
+    """The values as floats if all are finite Python (or numpy float64) scalars, else None:
+    the fast path of the solvers (anything else goes through the checks above, which
+    also raise the errors)."""
+    out = []
+    for v in values:
+        if not (isinstance(v, (float, int)) and not isinstance(v, bool)):
+            return None
+        v = float(v)
+        if not math.isfinite(v):
+            return None
+        out.append(v)
+    return out
 
 
 def _scalar_or_array(arr, out):
@@ -37,9 +73,81 @@ def _open_unit(name, v):
     return float(v)
 
 
-# =========================================================================== scalar root solvers
+# =========================================================================== numba solves
+_NEWTON_MAXITER = 40   # Newton iterations of a branch solve (statmech.saddle.newton's loop, in numba)
+_BRENT_MAXITER = 200   # Brent iterations of the bracketed fallback
+
+_FAILURES = {
+    NEWTON_FAILED: "newton did not converge",
+    RAISED: "the branch map left its domain (log of a non-positive number or overflow)",
+    NOT_BRACKETED: "could not bracket the saddle point",
+    NO_SIGN_CHANGE: "root_scalar: root not bracketed",
+    BRENT_NAN: "root_scalar failed: the function value is NaN",
+    BRENT_MAXITER: "root_scalar failed: Brent did not converge",
+    NO_SPINODAL: "binary teacher-student spinodal not found",
+    ENTROPY_POSITIVE: "poor-generalization entropy positive at the spinodal",
+}
+
+
+def _failure(status, y, residual, iterations, diagnostics):
+    """The ConvergenceError of a numba solve that returned ``status`` (last iterate ``y`` of
+    the root variable, ``|f|`` there, iterations) at the point ``diagnostics``."""
+    return ConvergenceError(f"perceptron saddle point: {_FAILURES[status]}", x=[y],
+                            residual=float(residual), iterations=int(iterations),
+                            diagnostics={k: float(v) for k, v in diagnostics.items()})
+
+
+def _first_unconverged(res):
+    """Index of the first residual that is not below the tolerance (NaN included), or None."""
+    if res.size == 1:
+        return None if res[0] < _RES_TOL else 0
+    bad = np.flatnonzero(~(res < _RES_TOL))
+    return int(bad[0]) if bad.size else None
+
+
+def newton(entry, pts, *args, out):
+    """One numba call of the solve ``entry`` over the rows of ``pts`` (Newton, then the
+    bracketed fallback, for every point; module docstring), filling ``out``.  Returns
+    ``(i, status, y, |f|, iterations)`` of the first point that failed (``i = -1``: none)."""
+    return entry(pts, *args, *_table(), _NEWTON_MAXITER, _BRENT_MAXITER, out)
+
+
+def _run(entry, cols, params, pts, *args, order=(), residual=True):
+    """Call the numba entry point ``entry(pts, *args, tab, off, nmax, bmax, out)`` over the
+    rows of ``pts`` (the points, whose parameters ``params`` are named for the
+    diagnostics); returns ``out``, one row of the columns ``cols`` per point.
+
+    Raises ConvergenceError for the first point (in order) that failed: its solve (status
+    code from numba) or, if ``residual``, the residual check (column "residual").  The
+    diagnostics name the point's parameters and, once solved, the order parameters
+    ``order`` (names of columns).
+    """
+    out = np.empty((pts.shape[0], len(cols)))
+    i, status, y, r, it = newton(entry, pts, *args, out=out)
+    done = pts.shape[0] if i < 0 else i
+    j = _first_unconverged(out[:done, -1]) if residual else None
+    if j is not None:
+        diagnostics = {k: v[j] for k, v in params.items()} | {k: out[j, cols.index(k)] for k in order}
+        _check_residual(out[j, -1], out[j, -2], diagnostics)
+    if i >= 0:
+        raise _failure(status, y, r, it, {k: v[i] for k, v in params.items()})
+    return out
+
+
+def _columns(cols, out, shape):
+    """The columns of ``out`` by name, each an array of ``shape``."""
+    return dict(zip(cols, out.T.reshape((len(cols),) + shape)))
+
+
+def _transition(entry):
+    """``entry(tab, off, nmax, bmax)``: a numba solve without points (a transition)."""
+    return entry(*_table(), _NEWTON_MAXITER, _BRENT_MAXITER)
+
+
 def _bracket_solve(f, y0, step=1.0, lo=-math.inf, hi=math.inf, maxexp=60):
-    """Root of increasing f(y) by bracket expansion from y0 then Brent (saddle.root_scalar)."""
+    """Root of increasing f(y) by bracket expansion from y0 then Brent (saddle.root_scalar):
+    the bracketed fallback of the numba solves (``_newton_nb._expand``) for a Python ``f``.
+    Returns ``(y, iterations)``; ConvergenceError if no sign change within ``maxexp`` steps."""
     f0 = f(y0)
     if f0 == 0.0:
         return y0, 0
@@ -68,44 +176,17 @@ def _bracket_solve(f, y0, step=1.0, lo=-math.inf, hi=math.inf, maxexp=60):
     return float(info.x[0]), info.iterations + n
 
 
-def _solve_y(fd, y0, hi=math.inf, fallback=None):
-    """Root of ``f(y)`` with ``fd(y) -> (f, f')`` (f' from the sympy kernels):
-    Newton with backtracking (``statmech.saddle.newton``) from ``y0``, staying below ``hi``;
-    on failure the bracketed Brent solve ``fallback()`` (default: bracket expansion from
-    y0 + ``statmech.saddle.root_scalar``).  Returns ``(y, iterations)``."""
-    memo = {}
-
-    def ev(y):
-        key = float(y[0])
-        if key not in memo:
-            memo.clear()
-            memo[key] = fd(key)
-        return memo[key]
-
-    try:
-        info = newton(lambda y: np.array([ev(y)[0]]), [y0], lambda y: np.array([[ev(y)[1]]]),
-                      tol=1e-14, xtol=1e-14, maxiter=40,
-                      in_domain=None if hi == math.inf else (lambda y: y[0] < hi))
-        return float(info.x[0]), info.iterations
-    except (ConvergenceError, ValueError, ZeroDivisionError, OverflowError):
-        if fallback is not None:
-            return fallback()
-        return _bracket_solve(lambda y: fd(y)[0], y0)
-
-
 # =========================================================================== residual check, logit
 _RES_TOL = 1e-10
 
 
-def _check_residual(res, it, scope):
+def _check_residual(res, it, diagnostics):
     """True if the saddle-point residual is below 1e-10, else raise ConvergenceError."""
     if res < _RES_TOL and math.isfinite(res):
         return True
     raise ConvergenceError("perceptron saddle point: residual of the saddle-point equations too large",
-                           residual=float(res), iterations=it,
-                           diagnostics={k: float(v) for k, v in scope.items()
-                                        if k in ("alpha", "kappa", "q", "qh", "R", "rh")
-                                        and isinstance(v, (int, float))})
+                           residual=float(res), iterations=int(it),
+                           diagnostics={k: float(v) for k, v in diagnostics.items()})
 
 
 def _logit(q):

@@ -8,13 +8,42 @@ from __future__ import annotations
 
 import sympy as sp
 
+from sympy.codegen.cfunctions import expm1, log1p
+
 from ..symbolic import Expectation, Gauss, H, InvMills, LogH, Log2Cosh, Scalar, kernels
 
 
-@kernels
+def _one_exp(expr, b):
+    """``expr`` with log 2cosh(b), tanh(b), e^{-2m log 2cosh b} and e^{-b - log 2cosh b}
+    written through the one exponential E = e^{-2|b|} (exact identities; no cancellation):
+    ``log 2cosh b = |b| + log1p(E)``, ``tanh b = -sign(b) expm1(-2|b|)/(1 + E)``,
+    ``1/(2 cosh b)^2 = E/(1 + E)^2``, ``e^{-b}/(2 cosh b) = E/(1 + E)`` (b >= 0) or
+    ``1/(1 + E)`` (b < 0).  Three special functions per node (exp, expm1, log1p) instead of
+    six; the derivatives are taken before, on the functions of ``symbolic``."""
+    a = sp.Abs(b)
+    E = sp.exp(-2 * a)
+    L = Log2Cosh(b)
+
+    def exp_of(arg):
+        arg = sp.expand(arg, deep=False)
+        k = arg.coeff(L)
+        rest = sp.expand(arg - k * L, deep=False)
+        if rest == 0 and k.is_integer and k < 0 and k % 2 == 0:
+            return (E / (1 + E) ** 2) ** (-k // 2)
+        if k == -1 and sp.expand(rest + b) == 0:
+            return sp.Piecewise((E / (1 + E), b >= 0), (1 / (1 + E), True))
+        raise ValueError(f"no rule for exp({arg})")
+
+    expr = expr.replace(lambda e: isinstance(e, sp.exp) and e.has(L), lambda e: exp_of(e.args[0]))
+    return expr.subs({L: a + log1p(E), sp.tanh(b): -sp.sign(b) * expm1(-2 * a) / (1 + E)})
+
+
+@kernels(include=("statmech.perceptron._quadrature_nb", "statmech.perceptron._newton_nb",
+                  "statmech.perceptron._branches_nb"))
 def _K():
     """Perceptron integrands (sympy).  ``s`` is the quadrature variable, ``c`` a shift:
-    ``t = s + c`` and the weight ``e^{-c s - c^2/2}`` makes ``E_s[f(s+c) w] = E_t[f(t)]``."""
+    ``t = s + c`` and the weight ``e^{-c s - c^2/2}`` makes ``E_s[f(s+c) w] = E_t[f(t)]``
+    (the rules of ``ts_out`` and ``is_in`` are never shifted: no ``c``)."""
     s, q, p, k, c, qh = sp.symbols("s q p kappa c q_hat", real=True)
     # p stands for 1 - q, passed separately so that 1 - q keeps full relative precision
     # near q = 1; total derivatives in q are d/dq = diff(., q) - diff(., p)
@@ -49,20 +78,27 @@ def _K():
     # Ising entropic channel (storage), b = sqrt(q_hat) z, z = t
     b = sp.sqrt(qh) * t
     sech2 = 4 * sp.exp(-2 * Log2Cosh(b))                 # 1 - tanh^2 without cancellation
-    is_in = (Log2Cosh(b), sech2, sp.diff(sech2, qh), sech2 ** 2,
-             sp.diff(Log2Cosh(b), qh), sp.diff(Log2Cosh(b), qh, 2), sp.tanh(b) ** 2)
+    is_in = tuple(_one_exp(e, b) for e in (
+        Log2Cosh(b), sech2, sp.diff(sech2, qh), sech2 ** 2, sp.tanh(b) ** 2))
     # Ising entropic channel (teacher-student), b = sqrt(q_hat) z + q_hat
     b2 = sp.sqrt(qh) * t + qh
     omt = 2 * sp.exp(-b2 - Log2Cosh(b2))                 # 1 - tanh(b) without cancellation
     sech2b = 4 * sp.exp(-2 * Log2Cosh(b2))
-    ts_in = (Log2Cosh(b2), omt, sech2b,                 # E log2cosh, E(1 - tanh), E sech^2
-             sp.diff(omt, qh), sp.diff(sech2b, qh), sech2b ** 2,
-             sp.diff(Log2Cosh(b2), qh), sp.diff(Log2Cosh(b2), qh, 2), sp.tanh(b2) ** 2)
+    ts_in = tuple(_one_exp(e, b2) for e in (
+        Log2Cosh(b2), omt, sech2b,                         # E log2cosh, E(1 - tanh), E sech^2
+        sp.diff(omt, qh), sp.diff(sech2b, qh), sech2b ** 2, sp.tanh(b2) ** 2))
+    t0 = {c: 0}
     return {
         "st_out": Expectation(s, (q, p, k, c), tuple(w * e for e in st_out)),
-        "ts_out": Expectation(s, (q, p, c), tuple(w * e for e in ts_out)),
-        "is_in": Expectation(s, (qh, c), tuple(w * e for e in is_in)),
+        "ts_out": Expectation(s, (q, p), tuple(e.subs(t0) for e in ts_out)),
+        "is_in": Expectation(s, (qh,), tuple(e.subs(t0) for e in is_in)),
         "ts_in": Expectation(s, (qh, c), tuple(w * e for e in ts_in)),
+        # the subsets a Newton step of a branch map needs (same expressions, fewer special
+        # functions per node): (E IM^2, d/dq), (E 2 G IM, d/dR), (E sech^2, d/dq_hat, E tanh^2)
+        "st_step": Expectation(s, (q, p, k, c), tuple(w * e for e in st_out[1:3])),
+        "ts_step": Expectation(s, (q, p), tuple(e.subs(t0) for e in ts_out[1:3])),
+        "is_step": Expectation(s, (qh,), tuple(is_in[i].subs(t0) for i in (1, 2, 4))),
+        "ts_in_step": Expectation(s, (qh, c), tuple(w * ts_in[i] for i in (2, 4, 6))),
         # 1/alpha_c(kappa) = int_{-inf}^kappa Dt (kappa - t)^2  (thesis Eq. 2.30)
         "gardner_inv": Scalar((k,), (1 + k ** 2) * H(-k) + k * Gauss(k)),
     }

@@ -7,9 +7,11 @@ meaning in every model of the package.
 from __future__ import annotations
 
 from ..errors import check_choice
-from . import spherical_rsb, spherical_storage_rs
+import numpy as np
 
-__all__ = ["gardner_capacity", "spherical_storage"]
+from . import binary_rsb, binary_storage_rs, spherical_rsb, spherical_storage_rs
+
+__all__ = ["gardner_capacity", "spherical_storage", "binary_storage", "binary_capacity"]
 
 ANSATZE = ("rs", "1rsb", "frsb")
 
@@ -68,3 +70,42 @@ def spherical_storage(alpha, kappa=0.0, ansatz="rs", **options):
     if ansatz == "rs" and not options:
         return spherical_storage_rs.spherical_storage(alpha, kappa)
     return spherical_rsb.spherical_storage_rsb(alpha, kappa, ansatz, **options)
+
+
+BINARY_ANSATZE = ("rs", "1rsb")
+
+
+def binary_storage(alpha, kappa=0.0, ansatz="rs", **options):
+    r"""Solution space of the Ising-perceptron storage problem at load ``alpha``.
+
+    ``ansatz="rs"``: Gardner--Derrida's RS saddle point
+    (:func:`statmech.perceptron.binary_storage_rs.binary_storage`, vectorized).
+    ``ansatz="1rsb"``: the general 1RSB equations (``q0, q1, m``; docs/rsb.md section
+    "Binary perceptron"), scalar alpha and kappa:
+    :func:`statmech.perceptron.binary_rsb.binary_storage_1rsb` (frozen states ``q1 = 1``
+    with their complexity; the ``q1 < 1`` branch collapses to RS, ``extra["collapse"]``);
+    ``options`` are passed to it (``m``).  Full RSB is not implemented for Ising weights.
+    """
+    check_choice("ansatz", ansatz, BINARY_ANSATZE)
+    if ansatz == "rs":
+        return binary_storage_rs.binary_storage(alpha, kappa, **options)
+    return binary_rsb.binary_storage_1rsb(alpha, kappa, **options)
+
+
+def binary_capacity(kappa=0.0, method="zero_entropy", ansatz="rs"):
+    r"""Storage capacity of the Ising perceptron (float, or array for array kappa).
+
+    ``ansatz="rs"``: :func:`statmech.perceptron.binary_storage_rs.binary_capacity`
+    (``method="zero_entropy"``: where the RS entropy vanishes, Krauth--Mézard;
+    ``"gardner_derrida"``: where the RS q -> 1).  ``ansatz="1rsb"``: the same
+    Krauth--Mézard number computed from the frozen limit of the general 1RSB equations
+    (:func:`statmech.perceptron.binary_rsb.binary_capacity_1rsb`; ``method`` must be
+    ``"zero_entropy"``), 0.8330785997396 at kappa = 0.
+    """
+    check_choice("ansatz", ansatz, BINARY_ANSATZE)
+    if ansatz == "rs":
+        return binary_storage_rs.binary_capacity(kappa, method)
+    check_choice("method", method, ("zero_entropy",))
+    k = np.asarray(kappa, dtype=float)
+    f = lambda kk: binary_rsb.binary_capacity_1rsb(kk).thermo["alpha_c"]  # noqa: E731
+    return float(f(float(k))) if k.ndim == 0 else np.vectorize(f, otypes=[float])(k)

@@ -11,19 +11,19 @@ Krauth & Mézard 1989)::
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
 from ..errors import check_choice, check_range
-from ..gaussian import inv_mills, log_H
-from ..saddle import SaddlePoint, vectorize_over
-from ._common import (_TINY_ALPHA, _alpha, _at_one, _bracket_solve, _check_residual, _kappa, _open_unit,
-                      _scalar_or_array, _solve_y, _x)
+from ..saddle import SaddlePoint
+from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _plain, _run,
+                      _scalar_or_array, _x)
+from ._equations import _K
+from ._branches_nb import BS_COLS, TAIL_COLS
 from ._quadrature import _is_in, _st_out
-from .spherical_storage_rs import _gardner_inv
+from .spherical_storage_rs import _gardner_inv, _inv_capacity
 
-__all__ = ["binary_storage", "binary_capacity", "binary_storage_at_line",
+__all__ = ["binary_storage", "binary_capacity", "binary_capacity_point", "binary_storage_at_line",
            "binary_storage_free_entropy", "binary_storage_gradient", "binary_storage_hessian",
            "binary_storage_residual"]
 
@@ -65,59 +65,33 @@ def binary_storage_hessian(x, alpha, kappa=0.0):
     return _bin_hess(a, q, 1 - q, _st_out(q, float(_kappa(kappa))), _is_in(qh))
 
 
-def _bin_branch(y, kappa):
-    """Point of the binary-storage RS branch at q_hat = e^y: (alpha, q, p, phi/alpha parts...)."""
-    qh = math.exp(y)
-    ei = _is_in(qh)
-    q, p = float(ei[6]), float(ei[1])
-    e = _st_out(q, kappa, p)
-    alpha = qh * p / e[1]
-    return alpha, qh, q, p, e, ei
+_MODEL = "perceptron.binary_storage"
 
 
-def _bin_dlogalpha(qh, p, e, ei):
-    """d log alpha/d log q_hat along the binary-storage branch (dp/dq_hat = ei[2] = -dq/dq_hat)."""
-    return 1.0 + qh * ei[2] * (1.0 / p + e[2] / e[1])
+def _gd_error(alpha, kappa, agd):
+    return ValueError(f"alpha must be in [0, binary_capacity(kappa, 'gardner_derrida')) = [0, {agd:.12g}) "
+                      f"for kappa={kappa:g}, got {alpha!r}")
 
 
-def _bin_result(y, kappa, it):
-    alpha, qh, q, p, e, ei = _bin_branch(y, kappa)
-    ent = -0.5 * qh * p + ei[0] + alpha * e[0]
-    grad = np.array([0.5 * qh - 0.5 * alpha * e[1] / p, 0.5 * (ei[1] - p)])
-    hm = _bin_hess(alpha, q, p, e, ei)
-    rep = 1.0 - alpha * e[3] * ei[3] / p ** 2
-    res = float(np.max(np.abs(grad)) / max(1.0, qh))
-    return alpha, ent, SaddlePoint("perceptron.binary_storage", {"alpha": alpha, "kappa": kappa},
-                                   {"q": q, "q_hat": qh}, {"entropy": ent}, _check_residual(res, it, locals()), res, it,
-                                   np.linalg.eigvalsh(hm), rep, bool(rep > 0), {"one_minus_q": p})
+def _bs_run(pts, qh0=-1.0):
+    """One numba call over the points (rows alpha, kappa), the first started from qh0 if > 0,
+    each next one from the last."""
+    return _run(_K.bs_solve, BS_COLS, {"alpha": pts[:, 0], "kappa": pts[:, 1]}, pts, qh0, order=("q", "q_hat"))
 
 
 def _bs_one(alpha, kappa, guess=None):
-    agd = 2.0 / math.pi / float(_gardner_inv(kappa))
+    """Scalar solve at (alpha, kappa), started from ``guess`` (a SaddlePoint) if given."""
+    ginv = _inv_capacity(kappa)
+    agd = 2.0 / math.pi / ginv if ginv > 0 else math.inf
     if not alpha < agd:
-        raise ValueError(f"alpha must be in [0, binary_capacity(kappa, 'gardner_derrida')) = [0, {agd:.12g}) "
-                         f"for kappa={kappa:g}, got {alpha!r}")
-    if alpha == 0.0:
-        return SaddlePoint("perceptron.binary_storage", {"alpha": 0.0, "kappa": kappa},
-                           {"q": 0.0, "q_hat": 0.0}, {"entropy": math.log(2.0)}, True, 0.0, 0,
-                           np.linalg.eigvalsh([[0.0, 0.5], [0.5, -0.5]]), 1.0, True, {"one_minus_q": 1.0})
-    if alpha < _TINY_ALPHA:
-        # first order in alpha is exact in double precision: q = q_hat = alpha IM(kappa)^2
-        qh = alpha * float(inv_mills(kappa)) ** 2
-        ent = math.log(2.0) + alpha * float(log_H(kappa))
-        return SaddlePoint("perceptron.binary_storage", {"alpha": alpha, "kappa": kappa},
-                           {"q": qh, "q_hat": qh}, {"entropy": ent}, True, 0.0, 0,
-                           np.linalg.eigvalsh([[0.0, 0.5], [0.5, -0.5]]), 1.0, True,
-                           {"one_minus_q": 1.0, "note": "first-order small-alpha expansion"})
-    la = math.log(alpha)
-
-    def fd(y):
-        a_, qh, q, p, e, ei = _bin_branch(y, kappa)
-        return math.log(a_) - la, _bin_dlogalpha(qh, p, e, ei)
-
-    y0 = math.log(guess.q_hat) if guess is not None and guess.q_hat > 0 else la + 2 * math.log(float(inv_mills(kappa)))
-    y, it = _solve_y(fd, y0)
-    return replace(_bin_result(y, kappa, it)[2], params={"alpha": alpha, "kappa": kappa})
+        raise _gd_error(alpha, kappa, agd)
+    r = dict(zip(BS_COLS, _bs_run(np.array([[alpha, kappa]]), guess.q_hat if guess is not None else -1.0)[0].tolist()))
+    extra = {"one_minus_q": r["one_q"]}
+    if 0.0 < alpha < _TINY_ALPHA:
+        extra["note"] = "first-order small-alpha expansion"
+    return SaddlePoint(_MODEL, {"alpha": alpha, "kappa": kappa}, {"q": r["q"], "q_hat": r["q_hat"]},
+                       {"entropy": r["entropy"]}, True, r["residual"], int(r["iterations"]),
+                       np.array([r["eig0"], r["eig1"]]), r["replicon"], r["replicon"] > 0, extra)
 
 
 def binary_storage(alpha, kappa=0.0):
@@ -139,18 +113,27 @@ def binary_storage(alpha, kappa=0.0):
     ``replicon`` = ``1 - alpha E[(IM(IM-u))^2] E[sech^4]/(1-q)^2`` and ``rs_stable``.
     Relative accuracy ~1e-12.
     """
+    ak = _plain(alpha, kappa)
+    if ak is not None and ak[0] >= 0.0:
+        return _bs_one(*ak)
     a = _alpha(alpha)
     k = _kappa(kappa)
-    return vectorize_over(_bs_one, a, k, model="perceptron.binary_storage")
-
-
-def _bin_zero_entropy(kappa):
-    def fd(y):  # entropy along the branch; d/dy = alpha E log H * dlog(alpha)/dy (envelope theorem)
-        alpha, qh, q, p, e, ei = _bin_branch(y, kappa)
-        return (-0.5 * qh * p + ei[0] + alpha * e[0], alpha * e[0] * _bin_dlogalpha(qh, p, e, ei))
-
-    y, _ = _solve_y(fd, 0.5, fallback=lambda: _bracket_solve(lambda y: -fd(y)[0], 0.0))
-    return _bin_branch(y, kappa)[0]
+    if a.ndim == 0 and k.ndim == 0:
+        return _bs_one(float(a), float(k))
+    a, k = (np.ascontiguousarray(x, dtype=float) for x in np.broadcast_arrays(a, k))
+    shape = a.shape
+    ginv = _gardner_inv(k)
+    with np.errstate(divide="ignore"):
+        agd = np.where(ginv > 0, 2.0 / math.pi / ginv, math.inf)
+    bad = np.flatnonzero(~(a < agd))
+    if bad.size:  # the first bad point in order raises, as point-by-point solves would
+        i = np.unravel_index(bad[0], shape)
+        raise _gd_error(float(a[i]), float(k[i]), float(agd[i]))
+    c = _columns(BS_COLS, _bs_run(np.stack([a.ravel(), k.ravel()], axis=1)), shape)
+    return SaddlePoint(_MODEL, {"alpha": a, "kappa": k}, {"q": c["q"], "q_hat": c["q_hat"]},
+                       {"entropy": c["entropy"]}, np.ones(shape, dtype=bool), c["residual"],
+                       c["iterations"].astype(np.int64), np.stack([c["eig0"], c["eig1"]], axis=-1),
+                       c["replicon"], c["replicon"] > 0, {})
 
 
 def binary_capacity(kappa=0.0, method="zero_entropy"):
@@ -172,9 +155,32 @@ def binary_capacity(kappa=0.0, method="zero_entropy"):
         with np.errstate(divide="ignore", over="ignore"):
             out = 2.0 / math.pi / _gardner_inv(k)
         return _scalar_or_array(k, out)
-    if k.ndim == 0:
-        return float(_bin_zero_entropy(float(k)))
-    return np.vectorize(_bin_zero_entropy, otypes=[float])(k)
+    kk = np.ascontiguousarray(k, dtype=float).ravel()
+    out = _run(_K.bs_capacity, ("alpha",) + TAIL_COLS, {"kappa": kk}, kk.reshape(-1, 1), residual=False)
+    return float(out[0, 0]) if k.ndim == 0 else out[:, 0].reshape(k.shape)
+
+
+def binary_capacity_point(kappa=0.0, method="zero_entropy"):
+    r""":func:`binary_capacity` at one kappa as a SaddlePoint, with its RS validity flag.
+
+    ``thermo["alpha_c"]`` = ``binary_capacity(kappa, method)``; ``extra["alpha_AT"]`` =
+    :func:`binary_storage_at_line` (the computed root of the replicon (B3)).
+    ``method="zero_entropy"``: the RS saddle point at alpha_c (``q``, ``q_hat``, ``entropy`` = 0,
+    ``replicon`` (B3) and ``rs_stable = replicon > 0``; kappa = 0: alpha_c = 0.83308, replicon
+    0.4556, stable).  ``method="gardner_derrida"``: q -> 1 at alpha_c, where (B3) has no finite
+    evaluation point; ``replicon`` is None and ``rs_stable = alpha_c <= alpha_AT`` (kappa = 0:
+    4/pi > alpha_AT = 1.01465, so False: the Gardner--Derrida value is an RS artefact).
+    """
+    check_choice("method", method, ("zero_entropy", "gardner_derrida"))
+    k = float(check_range("kappa", kappa))
+    ac = float(binary_capacity(k, method))
+    a_at = float(binary_storage_at_line(k))
+    if method == "zero_entropy":
+        r = _bs_one(ac, k)
+        return replace(r, model="perceptron.binary_capacity", params={"kappa": k, "method": method},
+                       thermo={**r.thermo, "alpha_c": ac}, extra={**r.extra, "alpha_AT": a_at})
+    return SaddlePoint("perceptron.binary_capacity", {"kappa": k, "method": method}, {"q": 1.0},
+                       {"alpha_c": ac}, rs_stable=bool(ac <= a_at), extra={"alpha_AT": a_at})
 
 
 # =========================================================================== AT line

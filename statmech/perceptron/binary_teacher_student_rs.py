@@ -14,10 +14,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..errors import ConvergenceError, check_choice, check_range
-from ..saddle import SaddlePoint, root_scalar, stack
-from ._common import _TINY_ALPHA, _alpha, _check_residual, _open_unit, _solve_y, _x
-from ._quadrature import _ts_in, _ts_out
+from ..errors import check_choice, check_range
+from ..saddle import SaddlePoint, stack
+from ._common import _TINY_ALPHA, _alpha, _failure, _open_unit, _plain, _run, _transition, _x
+from ._equations import _K
+from ._branches_nb import BTS, BTS_COLS
+from ._newton_nb import OK
+from ._quadrature import _table, _ts_in, _ts_out
 
 __all__ = ["binary_teacher_student", "binary_teacher_student_transition", "BinaryTeacherStudentTransition",
            "binary_teacher_student_free_entropy", "binary_teacher_student_gradient",
@@ -60,42 +63,6 @@ def binary_teacher_student_hessian(x, alpha):
     return _bts_hess(float(_alpha(alpha)), 1 - R, _ts_out(R), _ts_in(rh))
 
 
-def _bts_branch(y):
-    """Point of the Nishimori RS branch at R_hat = e^y: alpha = R_hat (1-R)/E[2 G IM]."""
-    rh = math.exp(y)
-    ei = _ts_in(rh)
-    # Nishimori: R = E tanh = E tanh^2 and 1 - R = E(1 - tanh) = E sech^2.  The positive
-    # integrands tanh^2 (small R) and sech^2 (R near 1) have no cancellation.
-    p = float(ei[2])
-    R = float(ei[8]) if ei[8] < 0.5 else 1.0 - p
-    e = _ts_out(R, p)
-    return rh * p / e[1], rh, R, p, e, ei
-
-
-def _bts_slope(rh, p, e, ei):
-    """d log alpha / d log R_hat at a branch point (zero at the spinodal)."""
-    D = ei[4]  # d(1-R)/dR_hat = d E sech^2/dR_hat
-    return 1.0 + rh * D / p + rh * e[2] * D / e[1]
-
-
-def _bts_dlogalpha(y):
-    """d log alpha / d log R_hat along the branch at R_hat = e^y."""
-    alpha, rh, R, p, e, ei = _bts_branch(y)
-    return _bts_slope(rh, p, e, ei)
-
-
-def _bts_fd(la):
-    def fd(y):
-        alpha, rh, R, p, e, ei = _bts_branch(y)
-        return math.log(alpha) - la, _bts_slope(rh, p, e, ei)
-    return fd
-
-
-def _bts_entropy(y):
-    alpha, rh, R, p, e, ei = _bts_branch(y)
-    return -0.5 * rh * (1 + R) + ei[0] + alpha * e[0]
-
-
 @dataclass(frozen=True)
 class BinaryTeacherStudentTransition:
     """First-order transition and spinodal of Ising Gibbs learning (Györgyi 1990).
@@ -118,25 +85,22 @@ class BinaryTeacherStudentTransition:
 
 @lru_cache(maxsize=1)
 def _bts_transition():
-    # spinodal: scan log R_hat upwards until d log alpha/d log R_hat < 0, then Brent
-    y = -2.0
-    g_prev = _bts_dlogalpha(y)
-    while g_prev > 0:
-        y_new = y + 0.25
-        g = _bts_dlogalpha(y_new)
-        if g <= 0:
-            break
-        y, g_prev = y_new, g
-        if y > 6:
-            raise ConvergenceError("binary teacher-student spinodal not found", x=[y])
-    ysp = float(root_scalar(_bts_dlogalpha, (y, y + 0.25)).x[0])
-    asp, rhsp, Rsp = _bts_branch(ysp)[:3]
-    # transition: entropy of the poor branch = 0 (entropy decreases along the branch)
-    if _bts_entropy(ysp) >= 0:
-        raise ConvergenceError("poor-generalization entropy positive at the spinodal", x=[ysp])
-    yc = float(root_scalar(_bts_entropy, (-8.0, ysp)).x[0])
-    ac, rhc, Rc = _bts_branch(yc)[:3]
-    return BinaryTeacherStudentTransition(float(ac), float(asp), float(Rc), float(Rsp), float(rhc), float(rhsp)), ysp, yc
+    """(BinaryTeacherStudentTransition, y_sp, y_c) with y = log R_hat (one numba call)."""
+    status, y, r, v = _transition(_K.bts_transition)
+    if status != OK:
+        raise _failure(status, y, r, 0, {})
+    ysp, asp, rhsp, Rsp, yc, ac, rhc, Rc = v
+    return BinaryTeacherStudentTransition(ac, asp, Rc, Rsp, rhc, rhsp), ysp, yc
+
+
+@lru_cache(maxsize=1)
+def _bts_poor_table():
+    """(ys, table): the poor branch tabulated on 512 points of y = log R_hat in [-8, y_sp)
+    (the start of every poor-branch solve: Newton from it needs one or two steps)."""
+    ys = np.linspace(-8.0, _bts_transition()[1], 513)[:-1]
+    tbl = np.empty((ys.size, 2))
+    _K.branch_table(BTS, ys, *_table(), tbl)
+    return ys, tbl
 
 
 def binary_teacher_student_transition():
@@ -154,31 +118,16 @@ def binary_teacher_student_transition():
     return _bts_transition()[0]
 
 
-def _bts_result(y, alpha, branch, it):
-    a_, rh, R, p, e, ei = _bts_branch(y)
-    alpha = a_ if alpha is None else alpha
-    ent = -0.5 * rh * (1 + R) + ei[0] + alpha * e[0]
-    grad = np.array([-0.5 * rh + 0.5 * alpha * e[1] / p, 0.5 * (p + ei[2] - 2 * ei[1])])
-    res = float(np.max(np.abs(grad)) / max(1.0, rh))
-    hm = _bts_hess(alpha, p, e, ei)
-    rep = 1.0 - alpha * e[3] * ei[5] / p ** 2
-    eg = math.acos(R) / math.pi if R < 0.5 else math.asin(math.sqrt(p * (1 + R))) / math.pi
-    return SaddlePoint("perceptron.binary_teacher_student", {"alpha": alpha},
-                       {"R": R, "R_hat": rh, "q": R, "q_hat": rh},
-                       {"entropy": ent, "generalization_error": eg}, _check_residual(res, it, locals()), res, it,
-                       np.linalg.eigvalsh(hm), rep, bool(rep > 0), {"branch": branch, "one_minus_R": p})
-
-
+_MODEL = "perceptron.binary_teacher_student"
 _BTS_BRANCHES = ("equilibrium", "poor", "perfect", "unstable")
 
 
-def _bts_one(alpha, branch, guess=None):
-    tr, ysp, yc = _bts_transition()
-    if branch == "equilibrium":
-        branch = "poor" if alpha < tr.alpha_c else "perfect"
+def _bts_special(alpha, branch, tr):
+    """The result at alpha on ``branch`` where no solve is needed (R = 1, alpha = 0, tiny
+    alpha on the poor branch), else None; ValueError where the branch does not exist
+    (``tr``: the transition)."""
     if branch == "perfect":
-        return SaddlePoint("perceptron.binary_teacher_student", {"alpha": alpha},
-                           {"R": 1.0, "R_hat": math.inf, "q": 1.0, "q_hat": math.inf},
+        return SaddlePoint(_MODEL, {"alpha": alpha}, {"R": 1.0, "R_hat": math.inf, "q": 1.0, "q_hat": math.inf},
                            {"entropy": 0.0, "generalization_error": 0.0}, True, 0.0, 0,
                            None, None, True, {"branch": "perfect", "one_minus_R": 0.0})
     if alpha > tr.alpha_spinodal:
@@ -186,8 +135,7 @@ def _bts_one(alpha, branch, guess=None):
                          f"branch (it does not exist beyond), got {alpha!r}")
     if alpha == 0.0:
         if branch == "poor":
-            return SaddlePoint("perceptron.binary_teacher_student", {"alpha": 0.0},
-                               {"R": 0.0, "R_hat": 0.0, "q": 0.0, "q_hat": 0.0},
+            return SaddlePoint(_MODEL, {"alpha": 0.0}, {"R": 0.0, "R_hat": 0.0, "q": 0.0, "q_hat": 0.0},
                                {"entropy": math.log(2.0), "generalization_error": 0.5}, True, 0.0, 0,
                                np.linalg.eigvalsh([[0.0, -0.5], [-0.5, 0.5]]), 1.0, True,
                                {"branch": "poor", "one_minus_R": 1.0})
@@ -195,40 +143,37 @@ def _bts_one(alpha, branch, guess=None):
     if alpha < _TINY_ALPHA and branch == "poor":
         # first order in alpha is exact in double precision: R = R_hat = 2 alpha/pi
         rh = 2.0 * alpha / math.pi
-        return SaddlePoint("perceptron.binary_teacher_student", {"alpha": alpha},
-                           {"R": rh, "R_hat": rh, "q": rh, "q_hat": rh},
+        return SaddlePoint(_MODEL, {"alpha": alpha}, {"R": rh, "R_hat": rh, "q": rh, "q_hat": rh},
                            {"entropy": math.log(2.0) * (1.0 - alpha), "generalization_error": math.acos(rh) / math.pi},
                            True, 0.0, 0, np.linalg.eigvalsh([[0.0, -0.5], [-0.5, 0.5]]), 1.0, True,
                            {"branch": "poor", "one_minus_R": 1.0, "note": "first-order small-alpha expansion"})
-    la = math.log(alpha)
-    if alpha == tr.alpha_spinodal:
-        y = ysp
-        it = 0
-    elif branch == "poor":
-        def bracket_poor():
-            # bracket downward from the spinodal: alpha(R_hat) is increasing on (0, R_hat_sp)
-            lo = ysp - 1.0
-            while math.log(_bts_branch(lo)[0]) - la > 0:
-                lo -= 2.0
-                if lo < -750:
-                    raise ConvergenceError("could not bracket the poor branch", x=[lo])
-            info = root_scalar(lambda y: math.log(_bts_branch(y)[0]) - la, (lo, ysp), xtol=1e-15)
-            return float(info.x[0]), info.iterations
+    return None
 
-        y0 = math.log(guess.R_hat) if guess is not None and 0 < guess.R_hat < math.exp(ysp) else min(la, ysp - 0.7)
-        y, it = _solve_y(_bts_fd(la), y0, hi=ysp, fallback=bracket_poor)
-    else:  # unstable: alpha(R_hat) decreasing on (R_hat_sp, inf)
-        def bracket_unstable():
-            hi = ysp + 0.5
-            while math.log(_bts_branch(hi)[0]) - la > 0:
-                hi += 0.5
-                if hi > math.log(700.0):
-                    raise ConvergenceError("unstable branch beyond the resolvable R_hat range", x=[hi])
-            info = root_scalar(lambda y: math.log(_bts_branch(y)[0]) - la, (ysp, hi), xtol=1e-15)
-            return float(info.x[0]), info.iterations
 
-        y, it = bracket_unstable()
-    return _bts_result(y, alpha, branch, it)
+def _bts_row(alpha, branch, row):
+    r = dict(zip(BTS_COLS, row.tolist()))
+    R, rh = r["R"], r["R_hat"]
+    return SaddlePoint(_MODEL, {"alpha": alpha}, {"R": R, "R_hat": rh, "q": R, "q_hat": rh},
+                       {"entropy": r["entropy"], "generalization_error": r["generalization_error"]},
+                       True, r["residual"], int(r["iterations"]), np.array([r["eig0"], r["eig1"]]),
+                       r["replicon"], r["replicon"] > 0, {"branch": branch, "one_minus_R": r["one_r"]})
+
+
+def _bts_solve(alpha, branch):
+    """Results at the points alpha (list of floats) on ``branch`` ("equilibrium" resolved
+    here): the special points in Python, all others in one numba call."""
+    tr, ysp, _ = _bts_transition()
+    branches = ["poor" if a < tr.alpha_c else "perfect" for a in alpha] if branch == "equilibrium" \
+        else [branch] * len(alpha)
+    res = [_bts_special(a, b, tr) for a, b in zip(alpha, branches)]
+    todo = [i for i, r in enumerate(res) if r is None]
+    if todo:
+        pts = np.array([[alpha[i], branches[i] == "unstable"] for i in todo], dtype=float)
+        out = _run(_K.bts_solve, BTS_COLS, {"alpha": pts[:, 0]}, pts, ysp, tr.alpha_spinodal, *_bts_poor_table(),
+                   order=("R", "R_hat"))
+        for j, i in enumerate(todo):
+            res[i] = _bts_row(alpha[i], branches[i], out[j])
+    return res
 
 
 def binary_teacher_student(alpha, branch="equilibrium"):
@@ -255,11 +200,14 @@ def binary_teacher_student(alpha, branch="equilibrium"):
     defined: an isolated configuration) and ``rs_stable = True`` (a single configuration is
     trivially replica symmetric).  Relative accuracy ~1e-12 (R_hat <= 16; ~1e-9 beyond).
     """
-    a = _alpha(alpha)
     check_choice("branch", branch, _BTS_BRANCHES)
+    a = _plain(alpha)
+    if a is not None and a[0] >= 0.0:
+        return _bts_solve(a, branch)[0]
+    a = _alpha(alpha)
+    res = _bts_solve(a.ravel().tolist(), branch)
     if a.ndim == 0:
-        return _bts_one(float(a), branch)
-    res = [_bts_one(float(x), branch) for x in a.ravel()]
+        return res[0]
     if any(r.hessian_eigenvalues is None for r in res):
         # the R = 1 state has no Hessian/replicon: stack the rest, keep None there (not NaN)
         fill = [replace(r, hessian_eigenvalues=np.zeros(2), replicon=0.0) if r.hessian_eigenvalues is None else r

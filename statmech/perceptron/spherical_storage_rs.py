@@ -14,11 +14,11 @@ import math
 
 import numpy as np
 
-from ..gaussian import inv_mills
-from ..saddle import SaddlePoint, vectorize_over
-from ._common import (_alpha, _at_one, _check_residual, _expit, _kappa, _logit, _open_unit,
-                      _scalar_or_array, _solve_y, _x)
+from ..saddle import SaddlePoint
+from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _plain, _run,
+                      _scalar_or_array, _x)
 from ._equations import _K
+from ._branches_nb import SS_COLS
 from ._quadrature import _st_out
 
 __all__ = ["gardner_capacity", "spherical_storage", "spherical_storage_at_line",
@@ -99,39 +99,55 @@ def spherical_storage_hessian(x, alpha, kappa=0.0):
     return np.array([[0.5 * (1 + q) / (1 - q) ** 3 - 0.5 * a * (e[1] / (1 - q) ** 2 + e[2] / (1 - q))]])
 
 
+_MODEL = "perceptron.spherical_storage"
+
+
+def _inv_capacity(kappa):
+    """1/alpha_c(kappa) for a float kappa (the numba scalar of (S3) where it is accurate)."""
+    return _K.gardner_inv(kappa) if kappa >= -3.0 else float(_gardner_inv(kappa))
+
+
+def _capacity_error(alpha, kappa, ginv):
+    ac = 1.0 / ginv if ginv > 0 else math.inf
+    return ValueError(f"alpha must be in [0, gardner_capacity(kappa)) = [0, {ac:.12g}) for kappa={kappa:g}, got {alpha!r}")
+
+
+def _ss_run(pts, q0=-1.0):
+    return _run(_K.ss_solve, SS_COLS, {"alpha": pts[:, 0], "kappa": pts[:, 1]}, pts, q0, order=("q",))
+
+
 def _ss_one(alpha, kappa, guess=None):
-    ac = 1.0 / float(_gardner_inv(kappa))
+    """Scalar solve at (alpha, kappa), started from ``guess`` (a SaddlePoint) if given."""
+    ginv = _inv_capacity(kappa)
+    ac = 1.0 / ginv if ginv > 0 else math.inf
     if not alpha < ac:
-        raise ValueError(f"alpha must be in [0, gardner_capacity(kappa)) = [0, {ac:.12g}) for kappa={kappa:g}, got {alpha!r}")
+        raise _capacity_error(alpha, kappa, ginv)
+    r = dict(zip(SS_COLS, _ss_run(np.array([[alpha, kappa, ac]]), guess.q if guess is not None else -1.0)[0].tolist()))
     params = {"alpha": alpha, "kappa": kappa}
     if alpha == 0.0:
-        return SaddlePoint("perceptron.spherical_storage", params, {"q": 0.0},
-                           {"entropy": 0.0}, True, 0.0, 0, np.array([0.5]), 1.0, True)
+        return SaddlePoint(_MODEL, params, {"q": 0.0}, {"entropy": 0.0}, True, 0.0, 0, np.array([0.5]), 1.0, True)
+    extra = {"gradient": r["gradient"]}
+    if alpha < _TINY_ALPHA:
+        extra["note"] = "first-order small-alpha expansion"
+    return SaddlePoint(_MODEL, params, {"q": r["q"]}, {"entropy": r["entropy"]}, True, r["residual"],
+                       int(r["iterations"]), np.array([r["hessian"]]), r["replicon"], r["replicon"] > 0, extra)
 
-    la = math.log(alpha)
 
-    def fd(y):  # log alpha(q) - log alpha, alpha(q) = q/((1-q) E IM^2), increasing in q = expit(y)
-        q, p = _expit(y), _expit(-y)
-        e = _st_out(q, kappa, p)
-        return (y - math.log(e[1])) - la, 1.0 - e[2] / e[1] * q * p
-
-    if guess is not None and 0 < guess.q < 1:
-        y0 = _logit(guess.q)
-    else:  # q/(1-q) ~ alpha IM(kappa)^2 at small alpha; q -> 1 like 1/(alpha_c - alpha) near capacity
-        y0 = min(la + 2 * math.log(float(inv_mills(kappa))), -math.log1p(-alpha / ac))
-    y, it = _solve_y(fd, y0)
-    q = _expit(y)
-    one_q = _expit(-y)
-    e = _st_out(q, kappa, one_q)
-    ent = 0.5 * math.log(one_q) + 0.5 * q / one_q + alpha * e[0]
-    grad = 0.5 * q / one_q ** 2 - 0.5 * alpha * e[1] / one_q
-    hess = 0.5 * (1 + q) / one_q ** 3 - 0.5 * alpha * (e[1] / one_q ** 2 + e[2] / one_q)
-    rep = 1.0 - alpha * e[3]
-    # residual in the natural units of S2: q/(1-q) - alpha E IM^2
-    res = abs(q / one_q - alpha * e[1]) / max(1.0, q / one_q)
-    return SaddlePoint("perceptron.spherical_storage", params, {"q": q},
-                       {"entropy": ent}, _check_residual(res, it, locals()), res, it,
-                       np.array([hess]), rep, bool(rep > 0), {"gradient": grad})
+def _ss_many(alpha, kappa):
+    """One numba call over the broadcast arrays (C order), each point started from the last."""
+    a, k = (np.ascontiguousarray(x, dtype=float) for x in np.broadcast_arrays(alpha, kappa))
+    shape = a.shape
+    ginv = _gardner_inv(k)
+    with np.errstate(divide="ignore"):
+        ac = np.where(ginv > 0, 1.0 / ginv, math.inf)
+    bad = np.flatnonzero(~(a < ac))
+    if bad.size:  # the first bad point in order raises, as point-by-point solves would
+        i = np.unravel_index(bad[0], shape)
+        raise _capacity_error(float(a[i]), float(k[i]), float(ginv[i]))
+    c = _columns(SS_COLS, _ss_run(np.stack([a.ravel(), k.ravel(), ac.ravel()], axis=1)), shape)
+    return SaddlePoint(_MODEL, {"alpha": a, "kappa": k}, {"q": c["q"]}, {"entropy": c["entropy"]},
+                       np.ones(shape, dtype=bool), c["residual"], c["iterations"].astype(np.int64),
+                       c["hessian"][..., None], c["replicon"], c["replicon"] > 0, {})
 
 
 def spherical_storage(alpha, kappa=0.0):
@@ -153,9 +169,14 @@ def spherical_storage(alpha, kappa=0.0):
     ``hessian_eigenvalues`` (d^2 phi/dq^2).  Accuracy ~1e-12 relative in q and entropy
     away from alpha_c (the entropy loses digits like 1/(1-q) as alpha -> alpha_c).
     """
+    ak = _plain(alpha, kappa)
+    if ak is not None and ak[0] >= 0.0:
+        return _ss_one(*ak)
     a = _alpha(alpha)
     k = _kappa(kappa)
-    return vectorize_over(_ss_one, a, k, model="perceptron.spherical_storage")
+    if a.ndim == 0 and k.ndim == 0:
+        return _ss_one(float(a), float(k))
+    return _ss_many(a, k)
 
 
 # =========================================================================== AT line

@@ -15,9 +15,11 @@ import numpy as np
 
 from ..errors import check_range
 from ..gaussian import gauss_hermite, inv_mills
-from ..saddle import SaddlePoint, vectorize_over
-from ._common import _TINY_ALPHA, _alpha, _check_residual, _expit, _logit, _open_unit, _solve_y, _x
-from ._quadrature import _ts_out
+from ..saddle import SaddlePoint
+from ._common import _TINY_ALPHA, _alpha, _columns, _open_unit, _plain, _run, _x
+from ._equations import _K
+from ._branches_nb import STS, STS_COLS
+from ._quadrature import _table, _ts_out
 
 __all__ = ["spherical_teacher_student", "spherical_teacher_student_asymptotic",
            "spherical_teacher_student_free_entropy", "spherical_teacher_student_gradient",
@@ -49,45 +51,38 @@ def spherical_teacher_student_hessian(x, alpha):
     return np.array([[0.5 * (a * e[1] - 1.0) / (1 - R) ** 2 + 0.5 * a * e[2] / (1 - R)]])
 
 
+_MODEL = "perceptron.spherical_teacher_student"
+
+
+@lru_cache(maxsize=1)
+def _sts_table():
+    """(ys, table): the branch tabulated on 512 points of y = logit R in [-12, 25)
+    (alpha ~ 1e-5 to 4e5; the start of a solve that is not continued from a grid: Newton
+    from it needs one step)."""
+    ys = np.linspace(-12.0, 25.0, 513)[:-1]
+    tbl = np.empty((ys.size, 2))
+    _K.branch_table(STS, ys, *_table(), tbl)
+    return ys, tbl
+
+
+def _sts_run(alpha, R0=-1.0):
+    return _run(_K.sts_solve, STS_COLS, {"alpha": alpha}, alpha.reshape(-1, 1), R0, *_sts_table(), order=("R",))
+
+
 def _sts_one(alpha, guess=None):
+    """Scalar solve at alpha, started from ``guess`` (a SaddlePoint) if given."""
+    r = dict(zip(STS_COLS, _sts_run(np.array([alpha]), guess.R if guess is not None else -1.0)[0].tolist()))
     params = {"alpha": alpha}
     if alpha == 0.0:
-        return SaddlePoint("perceptron.spherical_teacher_student", params, {"R": 0.0, "q": 0.0},
-                           {"entropy": 0.0, "generalization_error": 0.5}, True, 0.0, 0,
-                           np.array([-0.5]), 1.0, True)
+        return SaddlePoint(_MODEL, params, {"R": 0.0, "q": 0.0}, {"entropy": 0.0, "generalization_error": 0.5},
+                           True, 0.0, 0, np.array([-0.5]), 1.0, True)
+    extra = {"one_minus_R": r["one_r"]}
     if alpha < _TINY_ALPHA:
-        # first order in alpha is exact in double precision: R = 2 alpha/pi (T2 at R -> 0),
-        # entropy = 2 alpha E[H(0) log H(0)] = -alpha log 2 (T1), eps = 1/2 - R/pi
-        R = 2.0 * alpha / math.pi
-        return SaddlePoint("perceptron.spherical_teacher_student", params, {"R": R, "q": R},
-                           {"entropy": -alpha * math.log(2.0), "generalization_error": 0.5 - R / math.pi},
-                           True, 0.0, 0, np.array([-0.5]), 1.0, True,
-                           {"one_minus_R": 1.0, "note": "first-order small-alpha expansion"})
-
-    la = math.log(alpha)
-
-    def fd(y):  # log alpha(R) - log alpha, alpha(R) = R / E[2 G IM], R = expit(y)
-        R, p = _expit(y), _expit(-y)
-        e = _ts_out(R, p)
-        return math.log(R) - math.log(e[1]) - la, p - e[2] / e[1] * R * p
-
-    if guess is not None and 0 < guess.R < 1:
-        y0 = _logit(guess.R)
-    else:  # R ~ 2 alpha/pi at small alpha, 1 - R ~ (pi c/alpha)^2/2 at large alpha
-        y0 = _logit(2 * alpha / math.pi) if alpha < 0.5 else 2 * math.log(alpha) - math.log(0.5 * (math.pi * 0.6246582) ** 2) if alpha > 20 else _logit(min(0.95, 2 * alpha / math.pi / (1 + 2 * alpha / math.pi)))
-    y, it = _solve_y(fd, y0)
-    R = _expit(y)
-    one_r = _expit(-y)
-    e = _ts_out(R, one_r)
-    ent = 0.5 * math.log(one_r) + 0.5 * R + alpha * e[0]
-    hess = 0.5 * (alpha * e[1] - 1.0) / one_r ** 2 + 0.5 * alpha * e[2] / one_r
-    res = abs(R - alpha * e[1])  # (T2); R ~ 1 sets the scale
-    rep = 1.0 - alpha * e[3]
-    eg = math.acos(R) / math.pi if R < 0.5 else math.asin(math.sqrt(one_r * (1 + R))) / math.pi
-    return SaddlePoint("perceptron.spherical_teacher_student", params, {"R": R, "q": R},
-                       {"entropy": ent, "generalization_error": eg}, _check_residual(res, it, locals()), res, it,
-                       np.array([hess]), rep, bool(rep > 0),
-                       {"one_minus_R": one_r})
+        extra["note"] = "first-order small-alpha expansion"
+    return SaddlePoint(_MODEL, params, {"R": r["R"], "q": r["R"]},
+                       {"entropy": r["entropy"], "generalization_error": r["generalization_error"]}, True,
+                       r["residual"], int(r["iterations"]), np.array([r["hessian"]]), r["replicon"],
+                       r["replicon"] > 0, extra)
 
 
 def spherical_teacher_student(alpha):
@@ -101,8 +96,18 @@ def spherical_teacher_student(alpha):
     Published checks: ``R(1) = 0.486263637016``, ``eps(5) = 0.118006033298``.
     ``alpha`` >= 0, float or array.  Relative accuracy ~1e-12.
     """
+    a = _plain(alpha)
+    if a is not None and a[0] >= 0.0:
+        return _sts_one(a[0])
     a = _alpha(alpha)
-    return vectorize_over(_sts_one, a, model="perceptron.spherical_teacher_student")
+    if a.ndim == 0:
+        return _sts_one(float(a))
+    shape = a.shape
+    c = _columns(STS_COLS, _sts_run(np.ascontiguousarray(a, dtype=float).ravel()), shape)
+    return SaddlePoint(_MODEL, {"alpha": a.astype(float)}, {"R": c["R"], "q": c["R"]},
+                       {"entropy": c["entropy"], "generalization_error": c["generalization_error"]},
+                       np.ones(shape, dtype=bool), c["residual"], c["iterations"].astype(np.int64),
+                       c["hessian"][..., None], c["replicon"], c["replicon"] > 0, {})
 
 
 @lru_cache(maxsize=1)
@@ -120,12 +125,14 @@ def spherical_teacher_student_asymptotic(alpha):
     ``J = int ds G(s)^2/H(-s) = E_s[IM(-s)]``, so ``sqrt(1-R) ~ sqrt(pi/2)/(alpha J)`` and
     ``eps = arccos(R)/pi ~ sqrt(2(1-R))/pi = c/alpha`` with ``c = 1/(sqrt(pi) J) = 0.62465819...``
     (Engel & Van den Broeck Eq. 2.43).  Returns a dict with ``generalization_error``
-    (``c/alpha``), ``one_minus_R`` (``(pi c/alpha)^2/2``) and ``c``.  alpha > 0.
+    (``c/alpha``), ``one_minus_R`` (``(pi c/alpha)^2/2``) and ``c``.  alpha > 0; the form is
+    meant for alpha >> 1 (``one_minus_R`` is inf for alpha < ~1e-154, where it overflows).
     """
     a = check_range("alpha", alpha, 0.0, lo_open=True)
     c = _ts_asym_constant()
-    eps = c / a
-    out = {"generalization_error": eps, "one_minus_R": 0.5 * (math.pi * eps) ** 2, "c": c}
+    with np.errstate(over="ignore"):
+        eps = c / a
+        out = {"generalization_error": eps, "one_minus_R": 0.5 * (math.pi * eps) ** 2, "c": c}
     return {k: (float(v) if np.ndim(v) == 0 else v) for k, v in out.items()}
 
 

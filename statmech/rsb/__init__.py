@@ -15,13 +15,25 @@ Layers (each file a few hundred lines; derivations in ``docs/rsb.md``):
   :func:`solve_frsb` (full RSB on graded grids, K -> inf extrapolation,
   :class:`ParisiSolution` with its convergence report).
 * :mod:`statmech.rsb.sk` -- the validation case, SK at zero temperature.
+* :mod:`statmech.rsb.kernel` -- Gaussian processes with an overlap kernel ``Q(q)`` (infinitely
+  wide two-layer networks): :func:`kernel_kstep_average`, :class:`KernelJammingProblem`, and
+  the frozen power-hinge channel :class:`PowerHingeFrozen` (cost ``(kappa - h)_+^p``).
+* :mod:`statmech.rsb.ising` -- the Ising (+-1) prior: the entropic term (I1) and its frozen
+  limit (I2), the frozen hard-constraint channel, and
+  :func:`~statmech.rsb.ising.solve_stationary` (Newton on the equations of a saddle).
 """
 from .kstep import (AbsFrozen, Channel, HingeFrozen, KStepAverage, Lattice, LogHTerminal, MinimizeInfo,
                     fd_hessian, ising_entropic_t0, kstep_average, make_lattice, minimize, spherical_entropic)
 from .parisi import KStepSolution, ParisiSolution, Problem, graded_grid, richardson, solve_frsb, solve_kstep
+from .kernel import KernelJammingProblem, PowerHingeFrozen, identity_kernel, kernel_kstep_average
+from .ising import (HardFrozen, IsingEntropic, IsingFrozen, IsingTerminal, Stationary, ising_entropic,
+                    ising_lattice, solve_stationary)
 from .sk import SKGroundState, sk_ground_state
 
 __all__ = ["Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "Lattice", "KStepAverage", "MinimizeInfo",
            "kstep_average", "make_lattice", "spherical_entropic", "ising_entropic_t0", "minimize", "fd_hessian",
            "Problem", "KStepSolution", "ParisiSolution", "solve_kstep", "solve_frsb", "graded_grid", "richardson",
-           "SKGroundState", "sk_ground_state"]
+           "SKGroundState", "sk_ground_state",
+           "PowerHingeFrozen", "kernel_kstep_average", "KernelJammingProblem", "identity_kernel",
+           "IsingTerminal", "IsingFrozen", "HardFrozen", "IsingEntropic", "ising_entropic", "ising_lattice",
+           "Stationary", "solve_stationary"]

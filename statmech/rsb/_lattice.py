@@ -101,50 +101,104 @@ def _scatter(P, n, v):
 
 
 @numba.njit(cache=True, fastmath=False)
-def _step(fin, Jin, Jout, r, s2, m, d, L, fout):
-    """One Parisi step: fout (stride r * input stride) from fin (see module docstring)."""
-    if s2 <= 0.0:  # empty interval: the identity
-        for no in range(2 * Jout + 1):
-            fout[no] = _at(fin, Jin + (no - Jout) * r)
-        return
-    T0, ltot, abar = gauss_norm(s2, d, L)
-    for no in range(2 * Jout + 1):
-        n = Jin + (no - Jout) * r
-        T = _halfwidth(fin, n, T0, s2, m, d)
-        if m == 0.0:
-            s = 0.0
-            for t in range(-T, T + 1):
-                x = t * d
-                s += math.exp(-0.5 * x * x / s2 - ltot) * _at(fin, n + t)
-            fout[no] = s
-        else:
-            mx = -np.inf
-            for t in range(-T, T + 1):
-                x = t * d
-                v = -0.5 * x * x / s2 - ltot + m * _at(fin, n + t)
-                if v > mx:
-                    mx = v
-            s = 0.0
-            for t in range(-T, T + 1):
-                x = t * d
-                s += math.exp(-0.5 * x * x / s2 - ltot + m * _at(fin, n + t) - mx)
-            fout[no] = (mx + math.log(s)) / m
+def _peak(fin, n, t, s2, m, d):
+    """Argmax over t of ``-(t d)^2/(2 s2) + m f(n + t)`` by hill climbing from ``t``.
+
+    For a concave f the exponent is strictly concave in t (also on the lattice), so the
+    climb ends at the global maximum; returns ``(t*, exponent at t*)``."""
+    g = -0.5 * (t * d) ** 2 / s2 + m * _at(fin, n + t)
+    while True:
+        gl = -0.5 * ((t - 1) * d) ** 2 / s2 + m * _at(fin, n + t - 1)
+        if gl <= g:
+            break
+        t -= 1
+        g = gl
+    while True:
+        gr = -0.5 * ((t + 1) * d) ** 2 / s2 + m * _at(fin, n + t + 1)
+        if gr <= g:
+            break
+        t += 1
+        g = gr
+    return t, g
 
 
 @numba.njit(cache=True, fastmath=False)
-def _step_adjoint(fin, fout, Jin, Jout, r, s2, m, d, L, Pout, Pin):
+def _window(fin, n, T0, s2, m, d, concave, tprev):
+    """Summation window ``[lo, hi]`` (offsets from input point n) of one output point and the
+    exponent to subtract (its maximum, or 0).
+
+    * m = 0: the Gaussian window ``|t| <= T0``.
+    * concave f (``concave``): centred on the peak t* of the tilted Gaussian
+      ``exp(-(t d)^2/(2 s2) + m f(n + t))``.  Its log is strongly concave with modulus
+      ``d^2/s2`` (the Gaussian's), so the weight beyond ``|t - t*| > T0`` is below the
+      Gaussian's beyond ``|t| > T0`` (~e^{-L^2/2} relative): the same accuracy as the plain
+      window, with ``2 T0 + 1`` terms however far the tilt moves the peak.  ``tprev`` is the
+      peak of the previous output point (the peak position ``h + t* d`` is increasing in h
+      with slope <= 1, so the climb from there takes at most one output stride).
+    * otherwise: ``|t| <= T0`` widened by the largest shift of the peak (see :func:`_halfwidth`).
+    """
+    if m == 0.0:
+        return -T0, T0, 0.0, 0
+    if concave:
+        tp, g = _peak(fin, n, tprev, s2, m, d)
+        return tp - T0, tp + T0, g, tp
+    T = _halfwidth(fin, n, T0, s2, m, d)
+    mx = -np.inf
+    for t in range(-T, T + 1):
+        x = t * d
+        v = -0.5 * x * x / s2 + m * _at(fin, n + t)
+        if v > mx:
+            mx = v
+    return -T, T, mx, 0
+
+
+@numba.njit(cache=True, fastmath=False)
+def _step(fin, lo_in, lo_out, r, s2, m, d, L, fout, concave=False):
+    """One Parisi step: fout (stride r * input stride) from fin (see module docstring).
+
+    ``fin[j]`` is the input at lattice index ``lo_in + j`` (spacing d), ``fout[j]`` the
+    output at index ``lo_out + j`` of the output level (spacing r d)."""
+    if s2 <= 0.0:  # empty interval: the identity
+        for no in range(fout.shape[0]):
+            fout[no] = _at(fin, (lo_out + no) * r - lo_in)
+        return
+    T0, ltot, abar = gauss_norm(s2, d, L)
+    N = fin.shape[0]
+    tp = 0
+    for no in range(fout.shape[0]):
+        n = (lo_out + no) * r - lo_in
+        lo, hi, mx, tp = _window(fin, n, T0, s2, m, d, concave, tp)
+        inside = n + lo >= 0 and n + hi < N
+        s = 0.0
+        if m == 0.0:
+            for t in range(lo, hi + 1):
+                x = t * d
+                v = fin[n + t] if inside else _at(fin, n + t)
+                s += math.exp(-0.5 * x * x / s2 - ltot) * v
+            fout[no] = s
+        else:
+            for t in range(lo, hi + 1):
+                x = t * d
+                v = fin[n + t] if inside else _at(fin, n + t)
+                s += math.exp(-0.5 * x * x / s2 + m * v - mx)
+            fout[no] = (mx - ltot + math.log(s)) / m
+
+
+@numba.njit(cache=True, fastmath=False)
+def _step_adjoint(fin, fout, lo_in, lo_out, r, s2, m, d, L, Pout, Pin, concave=False):
     """Adjoint of _step: accumulate Pin and return (dPhi/ds2, dPhi/dm) of this step.
 
     The tilted weights ``w_t exp(m (f_i - f_{i-1}))`` are formed as one exponential of
-    ``log w_t + m (f_i - f_{i-1}) <= 0`` (never ``0 * inf`` where ``w_t`` underflows)."""
+    ``log w_t + m (f_i - f_{i-1}) <= 0`` (never ``0 * inf`` where ``w_t`` underflows); the
+    windows are those of the forward step."""
     g_s2 = 0.0
     g_m = 0.0
     if s2 <= 0.0:
-        for no in range(2 * Jout + 1):
+        for no in range(fout.shape[0]):
             p = Pout[no]
             if p == 0.0:
                 continue
-            n = Jin + (no - Jout) * r
+            n = (lo_out + no) * r - lo_in
             # s2 = 0: d/ds2 = (f'' + m f'^2)/2 by central differences on the input lattice
             f0 = _at(fin, n)
             fp = _at(fin, n + 1)
@@ -153,18 +207,23 @@ def _step_adjoint(fin, fout, Jin, Jout, r, s2, m, d, L, Pout, Pin):
             _scatter(Pin, n, p)
         return g_s2, g_m
     T0, ltot, abar = gauss_norm(s2, d, L)
-    for no in range(2 * Jout + 1):
+    N = fin.shape[0]
+    tp = 0
+    for no in range(fout.shape[0]):
         p = Pout[no]
+        n = (lo_out + no) * r - lo_in
         if p == 0.0:
+            if concave and m != 0.0:  # keep the peak tracking of the forward pass
+                tp = _peak(fin, n, tp, s2, m, d)[0]
             continue
-        n = Jin + (no - Jout) * r
-        T = _halfwidth(fin, n, T0, s2, m, d)
+        lo, hi, _, tp = _window(fin, n, T0, s2, m, d, concave, tp)
+        inside = n + lo >= 0 and n + hi < N
         fo = fout[no]
         sd = 0.0
         sf = 0.0
-        for t in range(-T, T + 1):
+        for t in range(lo, hi + 1):
             x = t * d
-            v = _at(fin, n + t)
+            v = fin[n + t] if inside else _at(fin, n + t)
             pt = math.exp(-0.5 * x * x / s2 - ltot + m * (v - fo))
             ct = 0.5 * x * x / (s2 * s2) - abar
             if m == 0.0:
@@ -172,7 +231,10 @@ def _step_adjoint(fin, fout, Jin, Jout, r, s2, m, d, L, Pout, Pin):
             else:
                 sd += ct * pt
                 sf += pt * v
-            _scatter(Pin, n + t, p * pt)
+            if inside:
+                Pin[n + t] += p * pt
+            else:
+                _scatter(Pin, n + t, p * pt)
         if m == 0.0:
             g_s2 += p * sd
         else:
@@ -182,8 +244,9 @@ def _step_adjoint(fin, fout, Jin, Jout, r, s2, m, d, L, Pout, Pin):
 
 
 @numba.njit(cache=True, fastmath=False)
-def nested_average(ftop, J, delta, strides, s2, m, L, want_grad):
-    """Value and gradient of ``E_z f_0(sqrt(s2[0]) z)`` with f_k = ftop (see module docstring).
+def nested_average(ftop, J, delta, strides, s2, m, L, want_grad, concave=False):
+    """Value and gradient of ``E_z f_0(sqrt(s2[0]) z)`` with f_k = ftop (see module docstring),
+    every level on the symmetric range ``|h| <= J delta`` (:func:`nested_average_ranges`).
 
     Parameters
     ----------
@@ -193,31 +256,46 @@ def nested_average(ftop, J, delta, strides, s2, m, L, want_grad):
     strides : int array (k+1,), strides[i] of level i, non-increasing, each divisible by the next
     s2 : (k+1,) variances; s2[0] of the final average, s2[i] = q_i - q_{i-1} of step i
     m : (k+1,) Parisi parameters of the steps (m[0] unused, the final average has m = 0)
+    concave : ftop is concave in h (then so is every level, by Prekopa's theorem): the tilted
+        sums run over windows centred on their peaks (:func:`_window`), much shorter when
+        ``m s2 |f'|`` is large
     Returns
     -------
     value, g_s2 (k+1,), g_m (k+1,), P_top (sensitivity of the value to each ftop entry)
     """
     k = strides.shape[0] - 1
-    sizes = np.empty(k + 1, dtype=np.int64)
+    lo = np.empty(k + 1, dtype=np.int64)
+    size = np.empty(k + 1, dtype=np.int64)
+    for i in range(k + 1):
+        lo[i] = -(J // strides[i])
+        size[i] = 2 * (J // strides[i]) + 1
+    return nested_average_ranges(ftop, lo, size, delta, strides, s2, m, L, want_grad, concave)
+
+
+@numba.njit(cache=True, fastmath=False)
+def nested_average_ranges(ftop, lo, size, delta, strides, s2, m, L, want_grad, concave):
+    """:func:`nested_average` with level i on the indices ``lo[i] .. lo[i] + size[i] - 1``
+    (``h = j strides[i] delta``); values beyond a level's ends are continued by :func:`_at`,
+    so a level need only cover where its function is not yet quadratic (see
+    ``kstep.make_lattice``).  ``ftop`` has ``size[k]`` entries."""
+    k = strides.shape[0] - 1
     offs = np.empty(k + 2, dtype=np.int64)
     offs[0] = 0
     for i in range(k + 1):
-        sizes[i] = 2 * (J // strides[i]) + 1
-        offs[i + 1] = offs[i] + sizes[i]
+        offs[i + 1] = offs[i] + size[i]
     F = np.empty(offs[k + 1])
     F[offs[k]:offs[k + 1]] = ftop
     for i in range(k, 0, -1):
-        _step(F[offs[i]:offs[i + 1]], J // strides[i], J // strides[i - 1], strides[i - 1] // strides[i],
-              s2[i], m[i], strides[i] * delta, L, F[offs[i - 1]:offs[i]])
+        _step(F[offs[i]:offs[i + 1]], lo[i], lo[i - 1], strides[i - 1] // strides[i],
+              s2[i], m[i], strides[i] * delta, L, F[offs[i - 1]:offs[i]], concave)
     # final average at h = 0 with variance s2[0] (m = 0): one output point of a step
     f0 = F[offs[0]:offs[1]]
-    J0 = J // strides[0]
     d0 = strides[0] * delta
     out = np.empty(1)
     if s2[0] <= 0.0:
-        out[0] = f0[J0]
+        out[0] = _at(f0, -lo[0])
     else:
-        _step(f0, J0, 0, 1, s2[0], 0.0, d0, L, out)
+        _step(f0, lo[0], 0, 1, s2[0], 0.0, d0, L, out)
     val = out[0]
     g_s2 = np.zeros(k + 1)
     g_m = np.zeros(k + 1)
@@ -225,11 +303,11 @@ def nested_average(ftop, J, delta, strides, s2, m, L, want_grad):
         return val, g_s2, g_m, np.zeros(0)
     P = np.zeros(offs[k + 1])
     one = np.ones(1)
-    g_s2[0], _ = _step_adjoint(f0, out, J0, 0, 1, s2[0], 0.0, d0, L, one, P[offs[0]:offs[1]])
+    g_s2[0], _ = _step_adjoint(f0, out, lo[0], 0, 1, s2[0], 0.0, d0, L, one, P[offs[0]:offs[1]])
     for i in range(1, k + 1):
-        gs, gm = _step_adjoint(F[offs[i]:offs[i + 1]], F[offs[i - 1]:offs[i]], J // strides[i],
-                               J // strides[i - 1], strides[i - 1] // strides[i], s2[i], m[i],
-                               strides[i] * delta, L, P[offs[i - 1]:offs[i]], P[offs[i]:offs[i + 1]])
+        gs, gm = _step_adjoint(F[offs[i]:offs[i + 1]], F[offs[i - 1]:offs[i]], lo[i], lo[i - 1],
+                               strides[i - 1] // strides[i], s2[i], m[i], strides[i] * delta, L,
+                               P[offs[i - 1]:offs[i]], P[offs[i]:offs[i + 1]], concave)
         g_s2[i] = gs
         g_m[i] = gm
     return val, g_s2, g_m, P[offs[k]:offs[k + 1]].copy()

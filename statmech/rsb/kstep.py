@@ -18,8 +18,9 @@ with ``m = y T``); there ``m_k`` is that step's ``y``.
 ``q_i`` and ``m_i`` (adjoint of the discrete recursion, :mod:`statmech.rsb._lattice`).
 :func:`spherical_entropic` and :func:`ising_entropic_t0` are the entropic terms of a
 spherical prior and of Ising spins (SK at zero temperature), with gradients.
-:func:`minimize` is Newton's method for the minimum of such a functional, the Hessian
-being the central finite difference of the analytic gradient.
+:func:`minimize` (in :mod:`statmech.rsb._newton`, re-exported here) is Newton's method for
+the minimum of such a functional, the Hessian being the finite difference of the analytic
+gradient.
 """
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConvergenceError
 from . import _lattice, channels
+from ._newton import MinimizeInfo, fd_hessian, minimize  # noqa: F401 (public here since the first release)
 
 __all__ = ["Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "KStepAverage", "Lattice",
            "kstep_average", "make_lattice", "spherical_entropic", "ising_entropic_t0",
@@ -38,6 +39,7 @@ __all__ = ["Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "KStepAverage"
 H_SPAN = 10.0        # half-width of the field lattice beyond |kappa| (unit variance: weight e^-50)
 RES_WIDTH = 3.0      # lattice points per smoothness width of a level (res=2 changes values by <2e-14)
 RES_SIGMA = 1.0      # lattice points per standard deviation of a step
+TAIL_MARGIN = 1.2    # level ranges of quadratic-tail channels: zones of TAIL_MARGIN * GAUSS_L widths
 
 
 # --------------------------------------------------------------------------- channels
@@ -48,10 +50,21 @@ class Channel:
     (parameters ``s2 = 1 - q_{k-1}`` and ``y = m_k``); otherwise it is ``f(q_k, h)``
     with parameter ``p = 1 - q_k``.  ``center`` is where its structure sits (kappa),
     ``curvature_scale`` a lower bound on ``1/|f''|`` at ``p = 1`` (in the lattice heuristics).
+    ``concave``: the channel's function is concave in h (log-concave weights, e.g. the
+    perceptron family); the nested average then sums each tilted Gaussian over a window
+    centred on its peak (``_lattice._window``), which is much cheaper at large ``m``.
+    Leave it False unless concavity holds for every parameter value.
+    ``quadratic_tails``: (frozen channels) the function is quadratic with curvature
+    ``-1/curvature_scale`` for ``h < center`` and constant for ``h > center``, up to terms
+    ``~exp(-d^2/(2 w^2))`` at distance d from a zone of width w around ``center``; then every
+    level is, and :func:`make_lattice` keeps each level only on its zone (the rest is
+    continued exactly by ``_lattice._at``), which makes the fine inner levels cheap.
     """
     frozen = False
     center = 0.0
     curvature_scale = math.inf
+    concave = False
+    quadratic_tails = False
 
     def tabulate(self, h0, d, n, s2_or_p, y):  # pragma: no cover - interface
         """(F, dF/d s2_or_p, dF/dy) on ``h0 + d*arange(n)``."""
@@ -64,6 +77,8 @@ class HingeFrozen(Channel):
     kappa: float
     frozen = True
     curvature_scale = 1.0
+    concave = True   # the Gaussian average of the log-concave exp(-y (.)_+^2/2) (Prekopa)
+    quadratic_tails = True   # terminal -(kappa - h)_+^2/2: quadratic for h < kappa, 0 above
 
     @property
     def center(self):
@@ -86,6 +101,7 @@ class AbsFrozen(Channel):
 class LogHTerminal(Channel):
     """Perceptron family at finite alpha: ``f(q_k, h) = log H((kappa - h)/sqrt(1 - q_k))``."""
     kappa: float
+    concave = True   # log H is concave
 
     @property
     def center(self):
@@ -103,14 +119,35 @@ class LogHTerminal(Channel):
 # --------------------------------------------------------------------------- lattice
 @dataclass(frozen=True)
 class Lattice:
-    """Field lattice ``h = j delta``, ``|j| <= J``; level i lives on stride ``strides[i]``."""
+    """Field lattice ``h = j delta``, ``|j| <= J``; level i lives on stride ``strides[i]``.
+
+    ``lo``, ``size`` (optional, int arrays): level i holds only the indices
+    ``lo[i] .. lo[i] + size[i] - 1`` (in units of ``strides[i] delta``) instead of
+    ``|j| <= J/strides[i]`` (see ``Channel.quadratic_tails``).  These ranges belong to the
+    point the lattice was made at; :func:`kstep_average` re-derives them (for the same
+    spacings) at every point it evaluates, so a fixed lattice stays valid along a
+    minimization (the value changes with the ranges only by terms ~exp(-GAUSS_L^2/2))."""
     delta: float
     J: int
     strides: np.ndarray
+    lo: np.ndarray = None
+    size: np.ndarray = None
+
+    def ranges(self):
+        """``(lo, size)`` of every level (int64 arrays)."""
+        if self.lo is not None:
+            return np.asarray(self.lo, dtype=np.int64), np.asarray(self.size, dtype=np.int64)
+        half = self.J // np.asarray(self.strides, dtype=np.int64)
+        return -half, 2 * half + 1
 
     @property
     def points(self):
-        return int(sum(2 * (self.J // s) + 1 for s in self.strides))
+        return int(np.sum(self.ranges()[1]))
+
+    def same(self, other):
+        """Same spacings, strides and extent (ranged or not); ranges follow the point."""
+        return (self.delta == other.delta and self.J == other.J and np.array_equal(self.strides, other.strides)
+                and (self.lo is None) == (other.lo is None))
 
 
 def _levels(q, channel):
@@ -164,7 +201,46 @@ def make_lattice(q, m, channel, *, res=1.0, span=H_SPAN):
             strides[i] = min(strides[i], strides[i - 1])
     hmax = span + abs(channel.center)
     J = int(math.ceil(hmax / delta / strides[0])) * int(strides[0])
-    return Lattice(delta, J, strides)
+    if not (channel.frozen and channel.quadratic_tails):
+        return Lattice(delta, J, strides)
+    lo, size = _tail_ranges(q, m, channel, s2, delta, strides, J)
+    return Lattice(delta, J, strides, lo, size)
+
+
+def _tail_ranges(q, m, channel, s2, delta, strides, J):
+    """Per-level index ranges for a channel with ``quadratic_tails`` (docs/rsb.md, "Lattice").
+
+    Level i is kept on the zone ``[c - L w_i, c + L v_i]`` (c = center, L = TAIL_MARGIN
+    GAUSS_L), clipped to the master lattice.  On the quadratic side, a step with parameter m and variance s2 maps a
+    gap a = c - h to the tilted mean ``a Lam_i / Lam_{i-1}`` with variance
+    ``s2 Lam_i / Lam_{i-1}`` (``Lam_{i-1} = Lam_i + m s2``, Lam the curvature scale), so
+    ``w_{i-1}^2 = (Lam_{i-1}/Lam_i)^2 w_i^2 + s2 Lam_{i-1}/Lam_i``; on the constant side
+    ``f' >= 0`` tilts away from c and ``v_{i-1}^2 = v_i^2 + s2``.  The frozen level itself
+    has ``Lam = curvature_scale + y s2_k`` relative to ``curvature_scale``.
+    """
+    k = q.size - 1
+    L = TAIL_MARGIN * _lattice.GAUSS_L
+    lam_in = channel.curvature_scale
+    lam = lam_in + m[k - 1] * s2[k]
+    w2, v2 = s2[k] * lam / lam_in, s2[k]
+    nl = k
+    lo = np.empty(nl, dtype=np.int64)
+    size = np.empty(nl, dtype=np.int64)
+    c = channel.center
+    for i in range(nl - 1, -1, -1):
+        d = delta * strides[i]
+        jmax = J // strides[i]
+        a = max(int(math.floor((c - L * math.sqrt(w2)) / d)) - 1, -jmax)
+        b = min(int(math.ceil((c + L * math.sqrt(v2)) / d)) + 1, jmax)
+        if b - a < 2:  # at least three points (the continuation is quadratic)
+            a, b = a - 1, a + 1
+        lo[i], size[i] = a, b - a + 1
+        if i >= 1:
+            lam_prev = lam + m[i - 1] * s2[i]
+            w2 = (lam_prev / lam) ** 2 * w2 + s2[i] * lam_prev / lam
+            v2 = v2 + s2[i]
+            lam = lam_prev
+    return lo, size
 
 
 # --------------------------------------------------------------------------- the average
@@ -198,16 +274,21 @@ def kstep_average(q, m, channel, *, lattice=None, res=1.0, grad=True):
     s2 = np.diff(np.concatenate([[0.0], q]))
     top = nl - 1
     st = int(lat.strides[top])
-    n = 2 * (lat.J // st) + 1
-    h0 = -(lat.J // st) * st * lat.delta
+    if lat.lo is not None and channel.frozen and channel.quadratic_tails:  # ranges at this point
+        lo, size = _tail_ranges(q, m, channel, s2, lat.delta, lat.strides, lat.J)
+    else:
+        lo, size = lat.ranges()
+    n = int(size[top])
+    h0 = int(lo[top]) * st * lat.delta
     if channel.frozen:
         F, Fa, Fy = channel.tabulate(h0, st * lat.delta, n, s2[k], m[k - 1])
     else:
         F, Fa, Fy = channel.tabulate(h0, st * lat.delta, n, 1.0 - q[k], 0.0)
     s2_lat = np.ascontiguousarray(s2[:nl])
     m_lat = np.concatenate([[0.0], m[:nl - 1]])
-    val, g_s2, g_m, P = _lattice.nested_average(np.ascontiguousarray(F), lat.J, lat.delta, lat.strides,
-                                                s2_lat, m_lat, _lattice.GAUSS_L, grad)
+    val, g_s2, g_m, P = _lattice.nested_average_ranges(np.ascontiguousarray(F), lo, size, lat.delta,
+                                                       np.asarray(lat.strides, dtype=np.int64), s2_lat, m_lat,
+                                                       _lattice.GAUSS_L, grad, bool(channel.concave))
     dq = np.zeros(k + 1)
     dm = np.zeros(k)
     if grad:
@@ -294,115 +375,3 @@ def ising_entropic_t0(q, y):
     gq[1:] -= 0.5 * y * q[1:]
     gq[:-1] += 0.5 * y * q[:-1]
     return val, gq, -0.25 * dq2
-
-
-# --------------------------------------------------------------------------- Newton
-@dataclass(frozen=True)
-class MinimizeInfo:
-    """Outcome of :func:`minimize`: minimizer, value, gradient max-norm, Hessian eigenvalues
-    (finite-difference Hessian at the minimizer) and the last Hessian used."""
-    x: np.ndarray
-    value: float
-    residual: float
-    iterations: int
-    hessian_eigenvalues: np.ndarray
-    hessian: np.ndarray = None
-
-
-def fd_hessian(grad, x, h=1e-6, g0=None):
-    """Symmetrized finite-difference Jacobian of the analytic gradient ``grad`` at ``x``.
-
-    Central differences (relative error ~h^2 + 1e-16/h, ``grad`` being exact for the
-    discrete functional), or forward differences from ``g0 = grad(x)`` when given (half
-    the cost, error ~h; Newton then converges superlinearly rather than quadratically).
-    """
-    x = np.asarray(x, dtype=float)
-    J = np.empty((x.size, x.size))
-    for j in range(x.size):
-        e = np.zeros_like(x)
-        e[j] = h
-        if g0 is None:
-            J[:, j] = (grad(x + e) - grad(x - e)) / (2 * h)
-        else:
-            J[:, j] = (grad(x + e) - g0) / h
-    return 0.5 * (J + J.T)
-
-
-def minimize(fun, grad, x0, *, tol=1e-11, maxiter=80, h=1e-6, max_step=1.0, H0=None,
-             report_hessian=True, what="RSB functional"):
-    """Minimize ``fun`` by a Newton method: Hessian from :func:`fd_hessian`, BFGS-updated.
-
-    Every Parisi functional of the package is *minimized* over its order parameters at
-    the saddle point (SK: Parisi's formula; perceptron at finite alpha: the free entropy;
-    the jamming line: ``alpha_J = min R``, docs/rsb.md).  The Hessian is the central
-    difference of the analytic gradient at the start (or ``H0``, e.g. from a previous
-    lattice round), then updated by BFGS from the gradients along the path, and computed
-    afresh when a step had to be backtracked below 1/4 or every 12 iterations.  Negative
-    or tiny eigenvalues (away from the minimum, or along the nearly flat directions of a
-    fine discretization) are replaced by their modulus floored at 1e-9 of the largest; the
-    step is backtracked until ``fun`` decreases (Armijo), or, once the predicted decrease
-    is below the rounding of ``fun``, until ``max|grad|`` decreases; no parameter moves by
-    more than ``max_step`` per iteration (the parameters are logs and logits).  Converged
-    when ``max|grad| <= tol``; the reported Hessian eigenvalues are then those of a fresh
-    finite-difference Hessian (of the BFGS one if ``report_hessian`` is False).  Otherwise :class:`~statmech.ConvergenceError` with the
-    last iterate, gradient and Hessian spectrum.
-    """
-    x = np.asarray(x0, dtype=float).copy()
-    f = fun(x)
-    g = grad(x)
-    Hm = fd_hessian(grad, x, h) if H0 is None or H0.shape != (x.size, x.size) else H0.copy()
-    fresh = H0 is None
-    ev = np.linalg.eigvalsh(Hm)
-    since = 0
-    for it in range(1, maxiter + 1):
-        res = float(np.max(np.abs(g)))
-        if not math.isfinite(f) or not math.isfinite(res):
-            break
-        if res <= tol:
-            Hf = Hm if fresh or not report_hessian else fd_hessian(grad, x, h)
-            return MinimizeInfo(x, f, res, it - 1, np.linalg.eigvalsh(Hf), Hf)
-        ev, V = np.linalg.eigh(Hm)
-        floor = 1e-9 * max(1.0, float(np.max(np.abs(ev))))
-        lam = np.maximum(np.abs(ev), floor)
-        dx = -V @ ((V.T @ g) / lam)
-        big = float(np.max(np.abs(dx)))
-        if big > max_step:  # trust region in the (log/logit) parameters
-            dx *= max_step / big
-        slope = float(g @ dx)
-        # below rounding of f the decrease is invisible: then accept the step that lowers |grad|
-        flat = abs(slope) < 1e-11 * max(1.0, abs(f))
-        t = 1.0
-        for _ in range(40):
-            xn = x + t * dx
-            try:
-                fn = fun(xn)
-                gn = grad(xn) if flat else None
-            except ValueError:  # left the domain (ordering of q, positivity)
-                fn = math.inf
-            if math.isfinite(fn):
-                if flat and float(np.max(np.abs(gn))) < res:
-                    break
-                if not flat and fn <= f + 1e-4 * t * slope:
-                    break
-            t *= 0.5
-        else:
-            break
-        gn = gn if flat else grad(xn)
-        sv, yv = xn - x, gn - g
-        x, f, g = xn, fn, gn
-        since += 1
-        if t < 0.25 or since >= 12:
-            Hm, fresh, since = fd_hessian(grad, x, h), True, 0
-        else:
-            sy = float(sv @ yv)
-            Hs = Hm @ sv
-            sHs = float(sv @ Hs)
-            if sy > 1e-14 * float(np.linalg.norm(sv) * np.linalg.norm(yv)) and sHs > 0:
-                Hm = Hm + np.outer(yv, yv) / sy - np.outer(Hs, Hs) / sHs
-                fresh = False
-    res = float(np.max(np.abs(g))) if np.all(np.isfinite(g)) else math.inf
-    if res <= tol:
-        return MinimizeInfo(x, f, res, maxiter, np.linalg.eigvalsh(fd_hessian(grad, x, h)), Hm)
-    raise ConvergenceError(f"{what}: Newton minimization did not converge", x=x, residual=res,
-                           iterations=maxiter, diagnostics={"value": f, "min_hessian_eigenvalue":
-                                                            float(np.nanmin(ev)) if ev.size else math.nan})

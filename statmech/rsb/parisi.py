@@ -22,7 +22,7 @@ term).  Every problem of the package is a *minimization* (docs/rsb.md section 3)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -39,9 +39,13 @@ class Problem:
     Subclasses set ``channel`` (a :class:`~statmech.rsb.kstep.Channel`), ``q0_fixed``
     (``None`` when ``q_0`` is free) and implement :meth:`evaluate`.
     ``top_fixed``: ``q_k`` is 1 for frozen channels, free otherwise.
+    ``x_growth`` (frozen channels): the minimizing x of the graded grid grows at fixed q
+    like ``eps_K^-x_growth``, ``eps_K = 1 - q_{K-1}`` the width of the top cell (the
+    jamming scaling, docs/rsb.md section 6); used only to warm-start a finer K.
     """
     channel: kstep.Channel
     q0_fixed = None
+    x_growth = 0.0
     name = "problem"
 
     def evaluate(self, q, m, lattice, grad=True):  # pragma: no cover - interface
@@ -135,21 +139,24 @@ def _wrap(prob, fmap, lat):
 
 
 def _same(a, b):
-    return a.delta == b.delta and a.J == b.J and np.array_equal(a.strides, b.strides)
+    return a.same(b)
 
 
 def _minimize_relattice(prob, fmap, u, lat, tol, what, rounds=8, report_hessian=True):
     """Minimize on a fixed lattice; re-make the lattice at the result (or at the last iterate
     of a failed round, whose steps the resolution guard may have blocked) and repeat until
-    the lattice no longer changes.  Returns ``(info, u, lattice)``."""
+    the lattice no longer changes.  Returns ``(info, u, lattice)``; ``info.iterations`` counts the
+    Newton iterations of every round (the last round usually starts at the minimum)."""
     last = None
     H0 = None
+    its = evals = 0
     for _ in range(rounds):
         fun, grad = _wrap(prob, fmap, lat)
         try:
             info = kstep.minimize(fun, grad, u, tol=tol, H0=H0, what=what, report_hessian=report_hessian)
         except ConvergenceError as exc:
             last = exc
+            its += exc.iterations or 0
             if exc.x is None:
                 raise
             qq, mm, _ = fmap.qm(exc.x)
@@ -159,10 +166,11 @@ def _minimize_relattice(prob, fmap, u, lat, tol, what, rounds=8, report_hessian=
             u, lat = exc.x, new
             continue
         u, H0 = info.x, info.hessian
+        its, evals = its + info.iterations, evals + info.evaluations
         qq, mm, _ = fmap.qm(u)
         new = prob.lattice(qq, mm)
         if _same(new, lat):
-            return info, u, lat
+            return replace(info, iterations=its, evaluations=evals), u, lat
         lat = new
     raise last if last is not None else ConvergenceError(f"{what}: the lattice did not settle", x=u)
 
@@ -220,7 +228,7 @@ class ParisiSolution:
     ``q`` (K+1 breakpoints) and ``x`` (K values, x on (q_{i-1}, q_i)) of the finest
     discretization; ``value`` the continuum (K -> inf) extrapolation, ``error`` its error
     estimate (extrapolation correction + lattice error), ``p`` the fitted order; ``Ks``,
-    ``values`` the whole sequence; ``residual`` max|grad| at the finest K; ``lattice_points``
+    ``values`` the whole sequence; ``residual`` ``max|grad|`` at the finest K; ``lattice_points``
     and ``lattice_error`` (value change on a twice finer lattice); ``iterations`` Newton
     iterations summed; ``hessian_eigenvalues`` at the finest K (all > 0: a minimum).
     """
@@ -240,9 +248,9 @@ class ParisiSolution:
 
 
 class _GridMap:
-    def __init__(self, prob, K):
+    def __init__(self, prob, K, power=2.0):
         self.prob, self.K = prob, K
-        self.t = graded_grid(K)
+        self.t = graded_grid(K, power)
         self.frozen = prob.channel.frozen
         self.q0_free = prob.q0_fixed is None
         self.nfree = int(self.q0_free) + int(not self.frozen)
@@ -285,14 +293,22 @@ def _interp_x(q_old, x_old, q_new):
     -log(1 - q), which resolves the growth of x towards the top of the support)."""
     so = -np.log1p(-0.5 * (q_old[1:] + q_old[:-1]))
     sn = -np.log1p(-0.5 * (q_new[1:] + q_new[:-1]))
-    return np.exp(np.interp(sn, so, np.log(x_old)))
+    lx = np.log(x_old)
+    out = np.interp(sn, so, lx)
+    if so.size >= 2:  # beyond the old midpoints: continue the end slopes (the new top cell is finer)
+        hi, lo = sn > so[-1], sn < so[0]
+        out[hi] = lx[-1] + (sn[hi] - so[-1]) * (lx[-1] - lx[-2]) / (so[-1] - so[-2])
+        out[lo] = lx[0] + (sn[lo] - so[0]) * (lx[1] - lx[0]) / (so[1] - so[0])
+    return np.exp(out)
 
 
-def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9):
+def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9, power=2.0):
     """Full RSB of ``prob``: minimize over piecewise-constant x on graded grids, K in ``Ks``.
 
     ``tol`` is the gradient tolerance of the finest K (100 tol for the coarser ones, whose
-    values enter only the extrapolation: the value error is ~ |grad|^2 / lambda_min).
+    values enter only the extrapolation: the value error is ~ ``|grad|^2 / lambda_min``).
+    ``power``: grading of the grids (:func:`graded_grid`).  A finer K starts from the
+    previous minimizer (:func:`_interp_x`), scaled by ``prob.x_growth`` for frozen channels.
 
     ``lo``, ``hi``: starting ends of the support (``hi`` ignored for frozen channels, where
     it is 1); ``x_of_q``: callable giving the starting x at the cell midpoints of the
@@ -302,10 +318,15 @@ def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9):
     q_prev = x_prev = None
     sol = None
     for K in Ks:
-        gm = _GridMap(prob, K)
+        gm = _GridMap(prob, K, power)
         hi_ = 1.0 if gm.frozen else hi
         q = lo + (hi_ - lo) * gm.t
-        x = x_of_q(0.5 * (q[1:] + q[:-1])) if x_prev is None else _interp_x(q_prev, x_prev, q)
+        if x_prev is None:
+            x = x_of_q(0.5 * (q[1:] + q[:-1]))
+        else:
+            x = _interp_x(q_prev, x_prev, q)
+            if gm.frozen and prob.x_growth:  # finer top cell: x grows as eps_K^-x_growth
+                x *= ((1.0 - q_prev[-2]) / (1.0 - q[-2])) ** prob.x_growth
         u = gm.u0(lo, hi_, x)
         lat = prob.lattice(q, x)
         try:

@@ -35,24 +35,26 @@ erf :math:`\alpha_s=60.9926\ldots`, :math:`\alpha_c=69.0875\ldots` and ReLU :mat
 
 Files (one topic each; the public names are imported here)
 -------------------------------------------------------------
-``_equations.py``      the sympy equations (``@kernels``): pair moments, beta f with gradient and
-                       Hessian, the K = inf forms
-``_solver.py``         numba Newton / trace / multistart, compiled with the generated kernels
-``_activation.py``     activations: closed forms, or any g(x) by quadrature + Chebyshev in arcsin(rho)
-``_free_energy.py``    eps_g and s for general overlaps; the site-symmetric beta f
-``_full_space.py``     Hessian in the K^2 + K(K-1)/2 individual overlaps, S_K symmetry blocks
-``_common.py``         traced R = S branch, multistart, the :class:`Transitions` result
-``_equilibria.py``     all local minima at (alpha, K)
-``_learning_curve.py`` every branch over an alpha grid
-``_scaled.py``         beta f in scaled variables usable at any K: the R = S branch, its exact
-                       stability condition alpha m''(R) (1 - C) = 1, alpha_d
-``_direct.py``         transitions by the direct solver in those variables (any finite K)
-``_landau.py``         weakly first-order transitions by the Landau reduction at the bifurcation
-``_engine.py``         the one continuation-problem builder and transitions read off the engine
-``_transitions.py``    ``transitions``: dispatch, and engine lines continued in K for a sequence of K
-``_phase_diagram.py``  (K, alpha) lines by two-parameter continuation, sweeps over K
-``_infinite_k.py``     K = inf: phi(R), its equilibria, transitions and branch; the large-K expansion
-``_single_unit.py``    K = 1 (seed Appendix C)
+::
+
+    ``_equations.py``      the sympy equations (``@kernels``): pair moments, beta f with gradient and
+                           Hessian, the K = inf forms
+    ``_solver.py``         numba Newton / trace / multistart, compiled with the generated kernels
+    ``_activation.py``     activations: closed forms, or any g(x) by quadrature + Chebyshev in arcsin(rho)
+    ``_free_energy.py``    eps_g and s for general overlaps; the site-symmetric beta f
+    ``_full_space.py``     Hessian in the K^2 + K(K-1)/2 individual overlaps, S_K symmetry blocks
+    ``_common.py``         traced R = S branch, multistart, the :class:`Transitions` result
+    ``_equilibria.py``     all local minima at (alpha, K)
+    ``_learning_curve.py`` every branch over an alpha grid
+    ``_scaled.py``         beta f in scaled variables usable at any K: the R = S branch, its exact
+                           stability condition alpha m''(R) (1 - C) = 1, alpha_d
+    ``_direct.py``         transitions by the direct solver in those variables (any finite K)
+    ``_landau.py``         weakly first-order transitions by the Landau reduction at the bifurcation
+    ``_engine.py``         the one continuation-problem builder and transitions read off the engine
+    ``_transitions.py``    ``transitions``: dispatch, and engine lines continued in K for a sequence of K
+    ``_phase_diagram.py``  (K, alpha) lines by two-parameter continuation, sweeps over K
+    ``_infinite_k.py``     K = inf: phi(R), its equilibria, transitions and branch; the large-K expansion
+    ``_single_unit.py``    K = 1 (seed Appendix C)
 
 Public API
 ----------

@@ -47,7 +47,7 @@ def _pair_expect(g, sa, sb, r, level=3):
 
     Piecewise tanh--sinh nodes (statmech.gaussian.piecewise_nodes) with the breakpoints where
     the arguments of g vanish (x = 0 and z = -r x / sqrt(1 - r^2)): exact to ~1e-12 for
-    smooth g and for g with kinks at 0 (ReLU, leaky ReLU, |x|, ...); no cut-off.
+    smooth g and for g with kinks at 0 (ReLU, leaky ReLU, ``|x|``, ...); no cut-off.
     """
     from ..gaussian import piecewise_nodes
     xs, wx = piecewise_nodes([0.0], level)
@@ -136,7 +136,7 @@ def activation_info(activation) -> Activation:
 
 
 def pair_moment(rho, activation="erf"):
-    """m(rho) = E[g(u) g(v)] for unit-variance Gaussians u, v with correlation rho (|rho| <= 1).
+    """m(rho) = E[g(u) g(v)] for unit-variance Gaussians u, v with correlation rho (``|rho| <= 1``).
 
     erf: (2/pi) arcsin(rho/2); ReLU: rho/4 + (sqrt(1-rho^2) + rho arcsin rho)/(2 pi)
     (seed Eq. 27); linear: rho; a callable: the Chebyshev interpolant (see activation_info).

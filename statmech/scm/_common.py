@@ -80,6 +80,14 @@ def _classify(R, S, tol=1e-7):
     return "specialized" if R > S else "anti-specialized"
 
 
+def _check_specializes(info):
+    """ValueError if m(rho) is linear (m'' = 0): beta f = alpha K eps_g - s is then linear minus strictly
+    concave (ln det of an overlap matrix affine in R, S, C), so its unique minimum is R = S at every alpha."""
+    if all(abs(_kern.moments(info.code, r, info.cc)[2]) < 1e-14 for r in (-0.5, 0.0, 0.5)):
+        raise ValueError(f"activation must have a nonlinear pair moment for a specialization transition, got "
+                         f"{info.name!r} (m(rho) linear: R = S is the only minimum at every alpha)")
+
+
 @dataclass(frozen=True)
 class Transitions:
     """Specialization transitions of the site-symmetric SCM at fixed K.

@@ -28,6 +28,7 @@ from ._equations import _kern
 from ._scaled import _EPS, _alpha_d, _overlaps, _parts, _unspec
 
 _FOLD_RTOL = 2e-14  # alpha(delta) is accurate to a few ulp: closer to alpha_d than this is undecided
+_DELTA_MIN, _DELTA_0 = 1e-8, 1e-4  # K delta of the first sample, of the first one deciding "continuous"
 
 
 class _Branch:
@@ -59,7 +60,10 @@ def _family(info, K, alpha_d, sign):
     y0 = _unspec(info, K, alpha_d)
     br = _Branch(info, K, 0.0, (y0[1], y0[2], alpha_d))
     br.solve(0.0)
-    deltas = sign * np.concatenate([np.geomspace(1e-4 / K, 0.02, 12 + 4 * int(math.log10(max(K, 1.0)))),
+    # from delta = 1e-8 / K, where alpha(delta) - alpha_d ~ delta^2 reaches rounding: near K = 2
+    # the fold sits at delta_s ~ 0.1 (K - 2) and must not be stepped over (order 2 reported)
+    deltas = sign * np.concatenate([np.geomspace(_DELTA_MIN / K, _DELTA_0 / K, 5)[:-1],
+                                    np.geomspace(_DELTA_0 / K, 0.02, 12 + 4 * int(math.log10(max(K, 1.0)))),
                                     np.linspace(0.02, 0.999, 50)[1:]])
     rows = []
     prev = 0.0
@@ -91,10 +95,13 @@ def _fold(br, rows, alpha_d):
     j = int(np.argmin(al))
     tol = _FOLD_RTOL * alpha_d
     if al[j] >= alpha_d - tol:
-        if al[0] - alpha_d <= tol:
+        # no dip down to delta = 1e-8 / K: continuous if alpha(delta) visibly rises at 1e-4 / K
+        # (for 0 < K - 2 <~ 1e-6 the fold's dip, ~ (K-2)^2, is below rounding: order 2 reported)
+        i0 = int(np.argmax(np.abs(dl) >= _DELTA_0 / br.K * (1 - 1e-9)))
+        if al[i0] - alpha_d <= tol:
             raise ConvergenceError("direct: alpha(delta) stays within rounding of alpha_d near delta = 0, "
                                    "the order is undetermined in double precision",
-                                   diagnostics={"alpha_d": alpha_d, "delta": dl[0], "alpha - alpha_d": al[0] - alpha_d})
+                                   diagnostics={"alpha_d": alpha_d, "delta": dl[i0], "alpha - alpha_d": al[i0] - alpha_d})
         return None
     if j == len(rows) - 1:
         raise ConvergenceError("direct: the branch ended before alpha(delta) turned around",

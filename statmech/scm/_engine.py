@@ -32,7 +32,7 @@ def continuation_problem(K, activation="erf", alpha0=0.0, x0=(0.0, 0.0, 0.0), to
     K = _check_K(K, allow_inf=False)
     check_choice("coordinates", coordinates, ("collective", "overlaps"))
     info = activation_info(activation)
-    code, cc, m0, m1, fgh = info.code, info.cc, info.m0, info.m1, _kern.fgh
+    code, cc, m0, m1, fgh, point = info.code, info.cc, info.m0, info.m1, _kern.fgh, _kern.continuation_point
     collective = coordinates == "collective"
 
     def scale(K):  # x = (R, S, C) = (y0, c y1, c y2)
@@ -55,15 +55,20 @@ def continuation_problem(K, activation="erf", alpha0=0.0, x0=(0.0, 0.0, 0.0), to
         c2 = c * c
         return np.array(((o[4], o[5] * c, o[6] * c), (o[5] * c, o[7] * c2, o[8] * c2), (o[6] * c, o[8] * c2, o[9] * c2)))
 
+    def fused(y, p, K):  # all of the above (and the alpha derivatives) in one numba call
+        K = float(K)
+        return point(code, cc, m0, m1, float(p), K, scale(K), y)
+
     M = np.array([1.0, scale(K), scale(K)])
+    c0 = scale(K)
 
     def dom(y, p):
-        x = M * np.asarray(y, dtype=float)
-        return bool(p >= 0 and _kern.in_domain(K, x[0], x[1], x[2]))
+        return bool(p >= 0 and _kern.in_domain_scaled(K, c0, np.asarray(y, dtype=float)))
     tol = 1e-12 * (1.0 + abs(alpha0) * K) if tol is None else tol
-    return Problem(free_energy=f, gradient=g, hessian=h, x0=np.asarray(x0, dtype=float) / M, p0=float(alpha0),
-                   params={"K": K}, in_domain=dom, names=("R", "KS", "KC") if collective else ("R", "S", "C"),
-                   p_name="alpha", tol=max(tol, 1e-11), affine_in_p=True)
+    return Problem(free_energy=f, gradient=g, hessian=h, evaluate=fused, x0=np.asarray(x0, dtype=float) / M,
+                   p0=float(alpha0), params={"K": K}, in_domain=dom,
+                   names=("R", "KS", "KC") if collective else ("R", "S", "C"), p_name="alpha",
+                   tol=max(tol, 1e-11), affine_in_p=True)
 
 
 def scm_problem(K, activation="erf", alpha0=0.5, x0=(0.05, 0.05, 0.0)):
@@ -145,7 +150,9 @@ def scm_transitions(K, activation="erf", alpha_max=None, ds=0.005):
     two locally stable minima involving that branch; if there is none the transition is
     continuous and alpha_c = alpha_d.  alpha_s: the lowest fold (not at a branch point)
     where a stable branch begins; alpha_s = alpha_c for a continuous transition.
-    Returns a dict with the three values, ``order`` ("first"/"second") and the Analysis.
+    Returns a dict with the three values, ``order`` ("first"/"second"), the Analysis and
+    ``points`` (the fold, coexistence and branch points; ``fold`` and ``coexistence`` are None
+    for a continuous transition, which has neither).
     Raises ConvergenceError when the unspecialized branch, its loss of stability (within
     ``alpha_max``, default 14 K + 10 for erf, 20 otherwise) or the fold is not found.  For the
     transitions at any K use :func:`statmech.scm.transitions`.

@@ -47,7 +47,9 @@ def equilibria(alpha, K, activation="erf", *, include_saddles=False, full_space=
     R = S branch), deduplicated, and classified by the Hessian of beta f in (R, S, C)
     (``hessian_eigenvalues``) and, for integer K, in the full space of the K^2 + K(K-1)/2
     individual overlaps (``extra['full_space_eigenvalues']``, by S_K symmetry blocks;
-    ``rs_stable`` = full-space stability).  Returns a tuple of :class:`SaddlePoint` sorted by
+    ``rs_stable`` = full-space stability; for non-integer K and K = inf, or ``full_space=False``,
+    ``extra['full_space_eigenvalues']``, ``['full_space_stable']`` and ``['full_space_blocks']`` are None and
+    ``rs_stable`` is the site-symmetric stability).  Returns a tuple of :class:`SaddlePoint` sorted by
     free energy (the first is the thermodynamic state).  ``include_saddles`` also returns the
     stationary points that are not minima in the site-symmetric space.
 

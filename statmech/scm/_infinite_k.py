@@ -10,7 +10,7 @@ from scipy.optimize import minimize_scalar
 from ..errors import ConvergenceError, check_range
 from ..saddle import SaddlePoint, root_scalar
 from ._activation import activation_info
-from ._common import Transitions
+from ._common import Transitions, _check_specializes
 from ._equations import _kern
 
 
@@ -96,18 +96,27 @@ def infinite_K_branch(R, activation="relu"):
     phi'(R) = 0 with phi from the module docstring gives alpha(R) = s'(R) / E'(R); returns a
     dict with ``alpha``, ``R``, ``generalization_error`` (per unit, eps_inf at sigma = 1 - R,
     gamma = 0), ``free_energy`` (phi) and ``curvature`` (phi'' > 0: a minimum).  R = 0 (the
-    unspecialized plateau) is a stationary point for every alpha.  Vectorized over R in (-1, 1), R != 0.
+    unspecialized plateau) is a stationary point for every alpha, so alpha(0) is undetermined:
+    ValueError.  Vectorized over R in (-1, 1), R != 0; ValueError for a linear pair moment (no
+    specialized branch, see :func:`transitions`); ConvergenceError where |R| is so small that
+    phi'(R) underflows (alpha(R) is then alpha_d to double precision: use :func:`transitions`).
     """
     R = np.atleast_1d(np.asarray(check_range("R", R, -1.0, 1.0, lo_open=True, hi_open=True), dtype=float))
+    if np.any(R == 0.0):
+        raise ValueError("R must be != 0 (R = 0 is stationary at every alpha: alpha(R) undetermined), got 0.0")
     info = activation_info(activation)
     if info.dm0 <= 0:
         raise ValueError("activation must have E[g'(z)] != 0 for K = inf")
+    _check_specializes(info)
     out = {k: np.empty(R.shape) for k in ("alpha", "generalization_error", "free_energy", "curvature")}
     for i, r in enumerate(R):
         mr = _kern.moments(info.code, r, info.cc)
         d0 = _kern.finf_red(0.0, r, info.m1, info.dm0, *mr)[1]
         d1 = _kern.finf_red(1.0, r, info.m1, info.dm0, *mr)[1]
-        a = -d0 / (d1 - d0) if r != 0 else np.nan
+        if d1 == d0:   # |R| so small that phi'(R) underflows: alpha(R) -> alpha_d not resolved
+            raise ConvergenceError(f"infinite_K_branch: alpha(R) not resolved in double precision at R = {r!r}",
+                                   x=[r], diagnostics={"dphi_alpha0": d0, "dphi_alpha1": d1})
+        a = -d0 / (d1 - d0)
         o = _kern.finf_red(a, r, info.m1, info.dm0, *mr)
         out["alpha"][i], out["free_energy"][i], out["curvature"][i], out["generalization_error"][i] = a, o[0], o[2], o[3]
     out["R"] = R

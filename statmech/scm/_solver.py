@@ -56,11 +56,37 @@ def in_domain(K, R, S, C):
 
 
 @numba.njit(cache=True)
+def in_domain_scaled(K, c, y):
+    """:func:`in_domain` at (R, S, C) = (y[0], c y[1], c y[2])."""
+    return in_domain(K, y[0], y[1] * c, y[2] * c)
+
+
+@numba.njit(cache=True)
 def fgh(code, cc, m0, m1, alpha, K, R, S, C):
     mR, dR, d2R = moments(code, R, cc)
     mS, dS, d2S = moments(code, S, cc)
     mC, dC, d2C = moments(code, C, cc)
     return fe(alpha, K, R, S, C, m0, m1, mR, dR, d2R, mS, dS, d2S, mC, dC, d2C)
+
+
+@numba.njit(cache=True)
+def continuation_point(code, cc, m0, m1, alpha, K, c, y):
+    """The fused evaluator of the continuation problem (``statmech.scm._engine``) at
+    y = (R, S / c, C / c): (gradient, Hessian, d gradient / d alpha, beta f, d beta f / d alpha)
+    in y, the alpha derivatives as the differences between alpha + 1 and alpha (beta f is affine
+    in alpha) -- the numbers of the separate gradient / Hessian / free-energy callables."""
+    o = fgh(code, cc, m0, m1, alpha, K, y[0], y[1] * c, y[2] * c)
+    o1 = fgh(code, cc, m0, m1, alpha + 1.0, K, y[0], y[1] * c, y[2] * c)
+    g = np.empty(3)
+    gp = np.empty(3)
+    Hm = np.empty((3, 3))
+    g[0] = o[1]; g[1] = o[2] * c; g[2] = o[3] * c
+    gp[0] = o1[1] - g[0]; gp[1] = o1[2] * c - g[1]; gp[2] = o1[3] * c - g[2]
+    c2 = c * c
+    Hm[0, 0] = o[4]; Hm[0, 1] = o[5] * c; Hm[0, 2] = o[6] * c
+    Hm[1, 1] = o[7] * c2; Hm[1, 2] = o[8] * c2; Hm[2, 2] = o[9] * c2
+    Hm[1, 0] = Hm[0, 1]; Hm[2, 0] = Hm[0, 2]; Hm[2, 1] = Hm[1, 2]
+    return g, Hm, gp, o[0], o1[0] - o[0]
 
 
 @numba.njit(cache=True)

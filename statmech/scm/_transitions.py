@@ -12,7 +12,7 @@ import numpy as np
 from ..continuation import continue_point
 from ..errors import ConvergenceError, check_choice
 from ._activation import activation_info
-from ._common import Transitions
+from ._common import Transitions, _check_specializes
 from ._direct import _transitions_direct
 from ._engine import _transitions_continuation
 from ._free_energy import _check_K
@@ -45,10 +45,13 @@ def transitions(K, activation="erf", *, method="auto"):
       -- else "direct".  No silent fallback: ``details["solver"]`` names the solver that answered,
       and its failure is raised.
 
-    Raises ValueError for K <= 1, an unknown activation or method, or K = inf with m'(0) = 0.
+    Raises ValueError for K <= 1, an unknown activation or method, K = inf with m'(0) = 0, or a
+    linear pair moment m(rho) (``"linear"``: beta f is then strictly convex in the overlaps, so R = S is
+    the only minimum at every alpha and there is no transition).
     Raises ConvergenceError when the chosen solver fails: "direct" where the latent heat is below
     double precision (alpha_c undetermined to 1e-9 alpha_c: ReLU 2 < K <~ 2.03 and K >~ 1e3, erf
-    2 < K <~ 2.01; "auto" uses the Landau reduction there), where alpha(delta) stays within
+    2 < K <~ 2.01; "auto" uses the Landau reduction there; for 0 < K - 2 <~ 1e-6, where the gaps
+    are below 1e-13 alpha_d, it reports order 2), where alpha(delta) stays within
     rounding of alpha_d (order undetermined), or where R = S does not lose stability for
     alpha <= max(40 pi K + 400, 40 / m''(0)); "continuation" where the engine finds no
     instability of R = S, no specialized branch or no coexistence (e.g. ReLU K >~ 100, erf
@@ -61,6 +64,7 @@ def transitions(K, activation="erf", *, method="auto"):
     """
     info = activation_info(activation)
     check_choice("method", method, ("auto", "continuation", "direct"))
+    _check_specializes(info)
     if np.ndim(K) > 0:
         Ks = [_check_K(k) for k in np.asarray(K, dtype=float).ravel()]
         if method == "continuation":

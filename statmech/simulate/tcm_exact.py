@@ -51,15 +51,25 @@ __all__ = ["storable_exact", "ExactStorage", "storage_fraction_exact", "ExactSto
 class ExactStorage:
     """Result of :func:`storable_exact`.
 
-    stored : True (weights returned and verified), False (infeasibility proved by the MILP),
-             None (undecided: time limit hit, or the MILP's solution failed verification).
-    weights : (K, N/K) array storing the patterns, or None.
-    time : wall-clock seconds; status : one of "stored (least action)", "stored (milp)",
-    "unstorable (milp)", "time limit", "numerical"; weight_bound : B used;
-    min_field : normalized margin of the returned weights, min over patterns of the ((K+1)/2)-th
-                largest sigma w_l.x_l / |w_l|_inf (> 0; the weights are the max-margin weights of
-                their internal representation, so this is a lower bound on the instance's optimal
-                margin gamma*); None if not stored.
+    Attributes
+    ----------
+    stored : bool or None
+        True (weights returned and verified), False (infeasibility proved by the MILP),
+        None (undecided: time limit hit, or the MILP's solution failed verification).
+    weights : ndarray or None
+        (K, N/K) array storing the patterns, or None.
+    time : float
+        Wall-clock seconds.
+    status : str
+        One of "stored (least action)", "stored (milp)", "unstorable (milp)", "time limit",
+        "numerical".
+    weight_bound : float
+        The bound B used.
+    min_field : float or None
+        Normalized margin of the returned weights, min over patterns of the ((K+1)/2)-th
+        largest ``sigma w_l.x_l / |w_l|_inf`` (> 0; the weights are the max-margin weights of
+        their internal representation, so this is a lower bound on the instance's optimal
+        margin gamma*); None if not stored.
     """
     stored: bool | None
     weights: np.ndarray | None
@@ -84,7 +94,7 @@ def _check_instance(xi, sigma, K):
 
 
 def _min_correct_field(W, xi, sigma, K):
-    """min over patterns of the m-th largest normalized field sigma w_l.x_l / |w_l|_inf."""
+    """min over patterns of the m-th largest normalized field sigma w_l.x_l / ``|w_l|_inf``."""
     P, N = xi.shape
     n = N // K
     m = (K + 1) // 2
@@ -99,7 +109,7 @@ def _polish(W, xi, sigma, K):
     """Max-margin weights at the internal representation of a verified solution W.
 
     For each branch, with the set C_l of patterns where unit l is on the correct side,
-    solve  max gamma  s.t.  sigma w_l.x_l >= gamma (mu in C_l), |w_l|_inf <= 1  (an LP).
+    solve  max gamma  s.t.  sigma w_l.x_l >= gamma (mu in C_l), ``|w_l|_inf <= 1``  (an LP).
     Returns (W', gamma) with gamma = min_l gamma_l > 0, a lower bound on the instance's
     optimal normalized margin gamma*; W' (which realizes the same or a larger set of correct
     units) is re-verified, else the input W (rescaled) is returned with its own margin.
@@ -170,7 +180,7 @@ def storable_exact(xi, sigma, K=3, *, time_limit=600.0, weight_bound=1e4, try_le
     weights (verified with :func:`tcm_output`) or proves infeasibility.
 
     Exactness: the MILP answers "is there a solution with normalized margin
-    min sigma w_l.x_l/|w_l|_inf >= 1/weight_bound"; for inputs in general position
+    min sigma ``w_l.x_l/|w_l|_inf >= 1/weight_bound``"; for inputs in general position
     (continuous distributions) this is the storability question for any weight_bound above
     the instance's 1/gamma* (measured in docs: x10 in B never changed an answer).
     A time-limited run returns ``stored=None`` ("time limit"); it is never reported as unstorable.

@@ -2,7 +2,7 @@
 
 Least-action learning (Nilsson 1965; Mitchison & Durbin 1989): patterns are visited in
 random order; when the majority output is wrong, the ``(K+1)/2 - n_correct`` wrong hidden
-units with the smallest |field| are corrected with a perceptron step on their own receptive
+units with the smallest ``|field|`` are corrected with a perceptron step on their own receptive
 field (the minimal change of the internal representation).  The algorithm is incomplete: a
 failure does not prove that no solution exists, so the fraction of stored instances is a
 LOWER bound on the true probability that a random instance is storable; it is compared with
@@ -118,7 +118,7 @@ def train_least_action(xi, sigma, K, *, max_sweeps=2000, seed=0, margin=0.1):
     """Least-action learning of a sign TCM; returns (W, stored: bool, sweeps).
 
     xi : (P, N) inputs, N divisible by K; sigma : (P,) labels +-1; K odd.
-    ``margin`` is the normalized stability sigma w_l.xi_l/(|w_l| |xi_l|) (a cosine) to which a
+    ``margin`` is the normalized stability sigma ``w_l.xi_l/(|w_l| |xi_l|)`` (a cosine) to which a
     corrected hidden unit is relaxed; 0.1 worked best in our tests (0.0 cycles, 0.3 overshoots).
     """
     K = check_odd_int("K", K)
