@@ -79,7 +79,10 @@ ReLU: ``tcm_storage(alpha, 2, "relu")`` (K = 2 RS at finite alpha), ``relu_at_li
 K = inf beyond RS (docs/committee.md, "K = infinity: full RSB"): ``tcm_capacity(math.inf, "relu"|"erf",
 "rs"|"1rsb"|"frsb")``, ``tcm_capacity_point`` / ``tcm_capacity_inf_point`` (SaddlePoint),
 ``tcm_kstep_inf(activation, k)``, ``tcm_output_kernel(q, activation)``, and for sign units the
-large-K theory ``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point``.
+large-K theory ``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point``;
+sign, finite-alpha 1RSB: ``tcm_1rsb_point(3, q1)`` -> ``TCMRSBPoint`` (q0, q1, m, alpha, ansatz);
+sign, frozen 2RSB (K = 3): ``tcm_2rsb_alpha(q0, q1, y1, y2)`` (Eq. 2RSB.1) and ``tcm_2rsb_search()``
+-> ``TCM2RSBResult`` (ansatz "2rsb").
 
 Files
 -----
@@ -90,6 +93,12 @@ One file per theory; the public names above are re-exported here, where they hav
 ``sign_rs.py``              sign RS: capacity (Eq. 3.5), saddle point at finite alpha (RS.1-RS.3),
                             AT line
 ``sign_1rsb.py``            sign 1RSB at capacity (Eq. 1RSB.1): multiset rule (K <= 5), RQMC (K >= 7)
+``sign_1rsb_finite.py``     sign 1RSB at finite alpha (q1 < 1, m free; Eqs. F.1-F.3), K = 3:
+                            ``tcm_1rsb_point``
+``sign_1rsb_branch.py``     the approach of that branch to capacity (Eqs. F.7-F.8), extrapolation
+``sign_2rsb.py``            sign 2RSB at capacity (q2 -> 1, Eq. 2RSB.1), K = 3
+``_rsb_avg.py``,            numba: the K-dimensional 1RSB averages (tensor rules; outer multisets)
+``_rsb_sorted.py``          and the K = 3 inner average in sorted order
 ``large_k.py``              K -> inf: sign RS coefficient, continuum 1RSB (Eq. 1RSB.L),
                             Monasson--Zecchina; ReLU K = inf (kernel Q, effective perceptron)
 ``relu_rs.py``              ReLU RS capacity (Eq. RS.4): K = 2 exact, K >= 4 by RQMC
@@ -114,6 +123,8 @@ from .relu_1rsb import relu_1rsb_alpha_rqmc, relu_capacity_1rsb_rqmc
 from .relu_k2 import relu_at_line, relu_capacity_1rsb_point
 from .relu_rs import relu_rs_capacity_error
 from .sign_1rsb import tcm_capacity_1rsb_point, tcm_capacity_1rsb_rqmc
+from .sign_1rsb_finite import TCMRSBPoint, tcm_1rsb_point
+from .sign_2rsb import TCM2RSBResult, tcm_2rsb_alpha, tcm_2rsb_search
 from .sign_rs import tcm_at_line, tcm_at_line_point
 
 __all__ = ["tcm_storage", "tcm_capacity", "tcm_capacity_point", "tcm_at_line", "tcm_at_line_point", "tcm_capacity_1rsb_point",
@@ -121,4 +132,5 @@ __all__ = ["tcm_storage", "tcm_capacity", "tcm_capacity_point", "tcm_at_line", "
            "one_rsb_large_K_coefficient", "tcm_1rsb_large_K", "relu_kernel_Q", "relu_rs_capacity_error",
            "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",
            "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "tcm_capacity_point", "tcm_capacity_inf_point",
-           "tcm_output_kernel", "tcm_kstep_inf", "sign_capacity_large_K", "sign_capacity_large_K_point"]
+           "tcm_output_kernel", "tcm_kstep_inf", "sign_capacity_large_K", "sign_capacity_large_K_point",
+           "TCMRSBPoint", "tcm_1rsb_point", "TCM2RSBResult", "tcm_2rsb_alpha", "tcm_2rsb_search"]

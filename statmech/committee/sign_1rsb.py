@@ -65,7 +65,15 @@ def _esym(c, b, skip, k, buf):
 
 @numba.njit(cache=True)
 def _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk):
-    """Y(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2) for majority vote (sign units).
+    """Y(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2) for majority vote (sign units)."""
+    return _inner_Y_mu(h, v, y, 0.0, xs, xcs, tw, zbuf, wbuf, brk)
+
+
+@numba.njit(cache=True)
+def _inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk):
+    """Y_mu(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2 + mu n_f(lambda)), n_f the number of
+    flipped units (mu = 0: :func:`_inner_Y`; d ln Y_mu/d mu at 0 is the tilted mean of n_f,
+    the coefficient of the leading finite-(1 - q1) correction, docs/committee.md).
 
     Y = P(n_+ >= m) + sum_l int_0^inf ds f_l(s) e^{-y s^2/2} e_{m-1}(c(s), b(s)) where unit l is
     the largest flipped negative at lambda_l = -s, c_j(s) = P(lambda_j > 0) + A_j(s),
@@ -92,8 +100,9 @@ def _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk):
     sig = math.sqrt(v / a1)
     pref = np.empty(K)
     muj = np.empty(K)
+    emu = math.exp(mu)
     for j in range(K):
-        pref[j] = math.exp(-y * h[j] * h[j] / (2.0 * a1)) / math.sqrt(a1)
+        pref[j] = emu * math.exp(-y * h[j] * h[j] / (2.0 * a1)) / math.sqrt(a1)
         muj[j] = h[j] / a1
     c = np.empty(K)
     b = np.empty(K)
@@ -116,7 +125,7 @@ def _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk):
                 c[j] = pp[j] + pref[j] * _ival(-s, 0.0, muj[j], sig)
                 b[j] = H_nb((s + h[j]) / sv)
             acc += wi * math.exp(-0.5 * y * s * s) * _esym(c, b, l, m - 1, buf)
-        Y += acc
+        Y += emu * acc
     return Y
 
 

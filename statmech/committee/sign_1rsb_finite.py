@@ -1,0 +1,307 @@
+r"""Sign tree committee machine, one-step RSB at finite alpha (q1 < 1, m free; Eqs. F.1--F.6).
+
+Free entropy per weight of the Gardner volume (K spherical branches of N/K weights,
+branch-symmetric 1RSB ansatz (q0, q1, m); derivation in docs/committee.md, "Beyond one step"):
+
+    s(q0, q1, m) = G_S + alpha G_E                                                   (F.1)
+    G_S = 1/2 [ln(1-q1) + (1/m) ln(L0/L1) + q0/L0],  L1 = 1-q1, L0 = L1 + m (q1-q0)
+    G_E = E_{t0} (1/m) ln E_{t1} Z(h)^m,  h = sqrt(q0) t0 + sqrt(q1-q0) t1        (F.2)
+
+with Z the Poisson-binomial probability that the majority of the K units is correct when
+unit l is + with probability H(-h_l/sqrt(1-q1)).  q0 = q1 is the RS functional (RS.1).
+The saddle point solves grad s = 0 (Eqs. F.3, gradient F.4 in :mod:`._rsb_avg`).
+
+* :func:`_functional` -- s and its gradient in (q0, q1, m) for a quadrature rule;
+* :func:`solve` (Newton, central-difference or given Jacobian) and :func:`_solve_broyden`
+  (Broyden updates) -- the saddle point with one of q1, alpha, q1 - q0 fixed;
+* :func:`tcm_1rsb_point` (public) -- the point of the branch at fixed q1 (unknowns q0, m,
+  alpha: along the branch q1 grows from the AT line to 1 at capacity), a :class:`TCMRSBPoint`;
+* :func:`replicon_1rsb` -- the replicon of the lowest level (Eq. F.6; tensor rule, near the
+  AT line only).
+
+The entropic term is the k = 1 case of the spherical entropic term of the RSB core
+(:func:`statmech.rsb.spherical_entropic`).  The K-dimensional nested average is not the
+core's (its lattices are 1-d fields): the K = 3 inner average in sorted order is in
+:mod:`._rsb_sorted`, the outer multiset average in :mod:`._rsb_avg`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import gaussian as gs
+from ..errors import ConvergenceError
+from ..rsb import spherical_entropic
+from ..saddle import newton
+from ._kernels import _LOGFACT
+from ._rsb_avg import _outer_multiset, _outer_points
+
+__all__ = ["Rule", "TCMRSBPoint", "solve", "tcm_1rsb_point"]
+
+_EMPTY = np.empty(0)
+
+
+# --------------------------------------------------------------------------- quadrature rules
+@dataclass(frozen=True)
+class Rule:
+    """Quadrature of G_E: inner per-unit rule and outer rule.
+
+    inner: ("gh", n) tensor Gauss--Hermite (accurate for small q1 - q0, near the AT line);
+    ("ts", level) tensor piecewise tanh--sinh with a break at each unit's zero crossing;
+    ("sorted", n, n_rem, level) the sorted-order rule of :mod:`._rsb_sorted` (K = 3, any
+    q1 < 1): Gauss--Legendre orders of the bulk and remainder pieces, tanh--sinh level of
+    the Gaussian tails;
+    outer: ("gh", n) multisets of an n-point Gauss--Hermite rule, ("ts", level) multisets of
+    the tanh--sinh rule of the RS averages (break at t = 0, :func:`.sign_rs._rs_nodes`), or
+    ("rqmc", log2, seed) an antithetic scrambled Sobol set;
+    ibp: dG/dq0 in the integration-by-parts form -(m/2) E|<grad ln Z>|^2 (RS is then an exact
+    solution of the discretized equations for every m: used near the branch point) instead
+    of the exact derivative of the outer discretization (used towards capacity, where it
+    matches the frozen computation of :mod:`.sign_1rsb` on the same outer rule).
+    """
+    inner: tuple = ("sorted", 10, 6, 1)
+    outer: tuple = ("gh", 16)
+    ibp: bool = False
+
+    def finer(self):
+        """The check rule: inner level + 1 (tanh--sinh) or n + 4 (GH), outer n + 4 / next seed."""
+        kind = self.inner[0]
+        if kind == "sorted":
+            i = ("sorted", self.inner[1] + 2, self.inner[2] + 2, self.inner[3])
+        else:
+            i = ("ts", self.inner[1] + 1) if kind == "ts" else ("gh", self.inner[1] + 4)
+        if self.outer[0] == "rqmc":
+            o = ("rqmc", self.outer[1], self.outer[2] + 1)
+        else:
+            o = (self.outer[0], self.outer[1] + (4 if self.outer[0] == "gh" else 1))
+        return Rule(i, o, self.ibp)
+
+
+def _gl(n):
+    x, w = np.polynomial.legendre.leggauss(n)
+    return np.ascontiguousarray(x), np.ascontiguousarray(w)
+
+
+def _inner_arrays(inner, K):
+    """The tuple of rule arrays of :func:`._rsb_avg._outer_point`."""
+    kind = inner[0]
+    if kind == "sorted":
+        if K != 3:
+            raise ValueError(f"the sorted inner rule is for K = 3 only, got K={K}")
+        xs, xcs, tw = gs.tanh_sinh_rule(inner[3])
+        return (True, _EMPTY, _EMPTY, xs, xcs, tw) + _gl(inner[1]) + _gl(inner[2])
+    if kind == "ts":
+        xs, xcs, tw = gs.tanh_sinh_rule(inner[1])
+        return (False, _EMPTY, _EMPTY, xs, xcs, tw, _EMPTY, _EMPTY, _EMPTY, _EMPTY)
+    z, w = gs.gauss_hermite(inner[1])
+    return (False, np.ascontiguousarray(z), np.ascontiguousarray(w), _EMPTY, _EMPTY, _EMPTY,
+            _EMPTY, _EMPTY, _EMPTY, _EMPTY)
+
+
+def _energetic(K, q0, q1, m, rule, both=False):
+    """(G_E, dG_E/dq0, dG_E/dq1, dG_E/dm) of Eq. F.2 (numba, :mod:`._rsb_avg`); dG_E/dq0 in the
+    form selected by ``rule.ibp``; ``both``: also the other form (5th entry: IBP, the 2nd: chain)."""
+    arrs = _inner_arrays(rule.inner, K)
+    if rule.outer[0] in ("gh", "ts"):
+        from .sign_rs import _rs_nodes
+        z0, w0 = _rs_nodes(rule.outer[1] if rule.outer[0] == "ts" else rule.outer)
+        out = _outer_multiset(z0, w0, K, q0, q1, m, arrs, _LOGFACT)
+    else:
+        from .sign_rs import _sobol_normal
+        T = _sobol_normal(K, rule.outer[1], rule.outer[2])
+        out = _outer_points(T, q0, q1, m, arrs)
+    if both:
+        return out
+    if rule.ibp:
+        out = out.copy()
+        out[1] = out[4]
+    return out[:4]
+
+
+def _entropic(q0, q1, m):
+    """(G_S, dG_S/dq0, dG_S/dq1, dG_S/dm) of Eq. F.1: the k = 1 spherical entropic term of the RSB core."""
+    S, dq, dm = spherical_entropic([q0, q1], [m])
+    return np.array([S, dq[0], dq[1], dm[0]])
+
+
+def _functional(K, alpha, q0, q1, m, rule):
+    """s(q0, q1, m) of Eq. F.1 and its gradient: (s, ds/dq0, ds/dq1, ds/dm), plus G_S and G_E parts."""
+    gs_ = _entropic(q0, q1, m)
+    ge = np.asarray(_energetic(K, q0, q1, m, rule))
+    return gs_ + alpha * ge, gs_, ge
+
+
+def complexity(K, alpha, q0, q1, m, rule):
+    """Sigma = -m^2 ds/dm at (q0, q1, m) (the complexity of the states selected by m; zero at the
+    saddle point in m)."""
+    return -m * m * _functional(K, alpha, q0, q1, m, rule)[0][3]
+
+
+# --------------------------------------------------------------------------- saddle point
+_PARAMS = ("q0", "q1", "m", "alpha")
+
+
+def _unpack(fixed, value, u):
+    """(q0, q1, m, alpha) from the three unknowns u and the fixed coordinate.
+
+    fixed = "q1" (u = q0, m, alpha), "alpha" (u = q0, q1, m) or "delta" (q1 - q0 = value,
+    u = q1, m, alpha; the parametrization near the branch point, where q0 -> q1)."""
+    if fixed == "q1":
+        return u[0], value, u[1], u[2]
+    if fixed == "alpha":
+        return u[0], u[1], u[2], value
+    return u[0] - value, u[0], u[1], u[2]
+
+
+def _residual(K, fixed, value, u, rule):
+    """Eq. F.3 (grad s = 0), each component divided by the size of its entropic term."""
+    q0, q1, m, alpha = _unpack(fixed, value, u)
+    tot, gs_, _ = _functional(K, alpha, q0, q1, m, rule)
+    return tot[1:] / np.maximum(np.abs(gs_[1:]), 1e-300)
+
+
+def _in_domain(fixed, value, u):
+    q0, q1, m, alpha = _unpack(fixed, value, u)
+    return 0.0 < q0 < q1 < 1.0 and m > 0.0 and alpha > 0.0
+
+
+def fd_jacobian(K, fixed, value, u, rule, *, h=1e-5, f0=None):
+    """Forward-difference Jacobian of the scaled residual (step h, relative for m and alpha):
+    3 evaluations of the functional (4 without f0), the chord matrix of :func:`solve`."""
+    u = np.asarray(u, dtype=float)
+    f0 = _residual(K, fixed, value, u, rule) if f0 is None else f0
+    Jm = np.empty((3, 3))
+    for c in range(3):
+        e = np.zeros(3)
+        e[c] = h * max(1.0, abs(u[c])) if c > 0 else h
+        Jm[:, c] = (_residual(K, fixed, value, u + e, rule) - f0) / e[c]
+    return Jm
+
+
+def _solve_broyden(K, fixed, value, u0, rule, *, tol=1e-9, maxiter=25):
+    """Newton (:func:`statmech.saddle.newton`, backtracking) with a forward-difference Jacobian at
+    u0 and Broyden rank-one updates after every accepted step (one evaluation per iteration).
+    Raises ConvergenceError (from the core) if ``tol`` is not reached."""
+    last = {}
+
+    def F(u):
+        f = _residual(K, fixed, value, u, rule)
+        last["u"], last["f"] = np.array(u, dtype=float), f
+        return f
+
+    u0 = np.asarray(u0, dtype=float)
+    f0 = F(u0)
+    state = {"J": fd_jacobian(K, fixed, value, u0, rule, f0=f0), "u": u0, "f": f0}
+
+    def jac(u):
+        if not np.array_equal(u, state["u"]):
+            f = last["f"] if np.array_equal(last["u"], u) else F(u)
+            du = u - state["u"]
+            state["J"] = state["J"] + np.outer(f - state["f"] - state["J"] @ du, du) / (du @ du)
+            state["u"], state["f"] = np.array(u), f
+        return state["J"]
+
+    info = newton(F, u0, jac, tol=tol, xtol=1e-13, maxiter=maxiter,
+                  in_domain=lambda u: _in_domain(fixed, value, u))
+    return info.x, info
+
+
+def solve(K, fixed, value, u0, rule, *, jac=None, tol=1e-10, maxiter=30, h=1e-6):
+    """1RSB saddle point (Eq. F.3) with one coordinate fixed (see ``_unpack``), from u0.
+
+    Newton on the three scaled stationarity equations, Jacobian by central differences of
+    the analytic gradient (step h, relative for m and alpha) or the given ``jac`` (chord
+    steps, e.g. a Jacobian from a coarser rule).  Returns (u, SolveInfo, J).
+    """
+    u0 = np.asarray(u0, dtype=float)
+    F = lambda u: _residual(K, fixed, value, u, rule)
+
+    def J(u):
+        Jm = np.empty((3, 3))
+        for c in range(3):
+            e = np.zeros(3)
+            e[c] = h * max(1.0, abs(u[c])) if c > 0 else h
+            Jm[:, c] = (F(u + e) - F(u - e)) / (2 * e[c])
+        return Jm
+
+    Jfix = None if jac is None else np.asarray(jac, dtype=float)
+    info = newton(F, u0, (lambda u: Jfix) if Jfix is not None else J, tol=tol, xtol=1e-13, maxiter=maxiter,
+                  in_domain=lambda u: _in_domain(fixed, value, u))
+    return info.x, info, (J(info.x) if Jfix is None else Jfix)
+
+
+def replicon_1rsb(K, alpha, q0, q1, m, *, n_outer=("ts", 2), n_inner=10):
+    """Replicon of the lowest (innermost) level of the 1RSB solution (Eq. F.6):
+
+        lambda_I = 1 - alpha E_{t0} <||d^2 ln Z/du du||_F^2>,  u = h/sqrt(1-q1),
+
+    the average over t1 tilted by Z^m/W.  q0 = q1 gives the RS replicon RS.3.  Tensor
+    Gauss--Hermite inner rule (accurate for small q1 - q0 only, see Rule)."""
+    from ._rsb_avg import _replicon_multiset
+    from .sign_rs import _rs_nodes
+    z0, w0 = _rs_nodes(n_outer[1] if n_outer[0] == "ts" else n_outer)
+    gz, gw = gs.gauss_hermite(n_inner)
+    f = _replicon_multiset(z0, w0, K, q0, q1, m, np.ascontiguousarray(gz), np.ascontiguousarray(gw), _LOGFACT)
+    return 1.0 - alpha * f
+
+
+# --------------------------------------------------------------------------- public: a point of the branch
+@dataclass(frozen=True)
+class TCMRSBPoint:
+    """A finite-alpha 1RSB saddle point of the sign tree committee (Eq. F.3).
+
+    alpha, q0 < q1 < 1, m in (0, 1]: the solution; free_entropy: s of Eq. F.1 there;
+    converged, residual (max of the scaled stationarity equations), iterations: of the chord
+    Newton solve; ansatz: "1rsb"; rule: the quadrature (repr of :class:`Rule`).
+    """
+    K: int
+    alpha: float
+    q0: float
+    q1: float
+    m: float
+    free_entropy: float
+    converged: bool
+    residual: float
+    iterations: int
+    ansatz: str
+    rule: str
+
+
+def tcm_1rsb_point(K, q1, *, guess=None, rule=None, tol=1e-9, maxiter=25):
+    """1RSB saddle point of the sign TCM at finite alpha on the branch towards capacity, at fixed q1.
+
+    Along the 1RSB branch q1 grows from the AT line to 1 at capacity, so q1 (not alpha) is
+    the parameter: the unknowns are q0, m and alpha (Eq. F.3, grad s = 0).  K = 3 only (the
+    sorted-order inner average of :mod:`._rsb_sorted`; the tensor rules of :mod:`._rsb_avg`
+    do not resolve the layers of width sqrt(1 - q1) near capacity).  Default rule: inner
+    ("sorted", 6, 4, 1), outer ("gh", 8).  Default guess: the frozen expansion of Eq. F.8
+    with the same outer rule, q0 = q0*, m = y* (1 - q1), alpha = alpha_c + slope (1 - q1),
+    a poor start: alpha(eps) has large eps^{3/2} terms (docs/committee.md), pass a guess
+    interpolated from neighbouring points.  Quasi-Newton (:func:`_solve_broyden`): about
+    4 + iterations evaluations of Eq. F.1, ~10 s each (outer n = 6) on a loaded core.
+
+    Raises ValueError for K != 3 or q1 outside (0, 1), ConvergenceError (with the last
+    iterate) if the solve does not reach ``tol``.
+    """
+    if K != 3:
+        raise ValueError(f"K must be 3 for tcm_1rsb_point (sorted-order inner average), got {K!r}")
+    if not (isinstance(q1, (int, float)) and 0.0 < q1 < 1.0):
+        raise ValueError(f"q1 must be a number in (0, 1), got {q1!r}")
+    rule = Rule(inner=("sorted", 6, 4, 1), outer=("gh", 8)) if rule is None else rule
+    if guess is None:
+        if rule.outer[0] != "gh":
+            raise ValueError(f"guess is required with a non Gauss-Hermite outer rule, got rule={rule!r}")
+        from .sign_1rsb_branch import capacity_expansion
+        ce = capacity_expansion(K, n_outer=rule.outer[1])
+        eps = 1.0 - q1
+        guess = (ce["q0"], ce["y"] * eps, ce["alpha_c"] + ce["slope"] * eps)
+    u0 = np.asarray(guess, dtype=float)
+    if u0.shape != (3,) or not _in_domain("q1", q1, u0):
+        raise ValueError(f"guess must be (q0, m, alpha) with 0 < q0 < q1, m > 0, alpha > 0, got {guess!r}")
+    u, info = _solve_broyden(K, "q1", q1, u0, rule, tol=tol, maxiter=maxiter)
+    s = float(_functional(K, u[2], u[0], q1, u[1], rule)[0][0])
+    return TCMRSBPoint(K=K, alpha=float(u[2]), q0=float(u[0]), q1=float(q1), m=float(u[1]), free_entropy=s,
+                       converged=bool(info.converged), residual=float(info.residual),
+                       iterations=int(info.iterations), ansatz="1rsb", rule=repr(rule))

@@ -1,0 +1,185 @@
+r"""Sign tree committee machine, two-step RSB at capacity (q2 -> 1, Eq. 2RSB.1), K = 3.
+
+With overlaps q0 < q1 < q2 and Parisi parameters m1 <= m2, let eps = 1 - q2 -> 0.  Every
+level must scale (m_i = y_i eps; with m1 fixed the energetic 1/eps term vanishes and no
+capacity exists, docs/committee.md), and the coefficient of 1/(2 eps) of the 2RSB free
+entropy is F2 = S2 + alpha E2 with
+
+    S2 = (1/y2) ln L2 + (1/y1) ln(L1/L2) + q0/L1,   L2 = 1 + y2 (1-q1),  L1 = L2 + y1 (q1-q0)
+    E2 = (2/y1) E_{t0} ln E_{t1} Y2(h1)^{y1/y2},   h1 = sqrt(q0) t0 + sqrt(q1-q0) t1,        (2RSB.1)
+    Y2(h) = E_{lambda ~ N(h, (1-q1) I)} exp(-y2 C(lambda)/2)
+
+(Y2 is the 1RSB inner average of :mod:`.sign_1rsb` with v = 1 - q1, y = y2).  S2 is twice
+the jammed k = 2 spherical entropic term of the RSB core (``statmech.rsb.spherical_entropic``
+with ``jammed=True``).  alpha_c^2RSB = min over (q0, q1, y1 <= y2) of R = -S2/E2.  Limits:
+q1 = q0 or y1 = y2 give the 1RSB function alpha(q0, y2) of Eq. 1RSB.1; q1 -> 1 gives
+alpha(q0, y1).
+
+The outer average uses the multisets of a Gauss--Hermite rule, the middle one (t1, not
+permutation symmetric at fixed t0) a tensor Gauss--Hermite rule, the inner one the exact
+1-d reduction of :func:`.sign_1rsb._inner_Y`.
+"""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from dataclasses import dataclass
+
+from .. import gaussian as gs
+from ..rsb import spherical_entropic
+from ._kernels import _LOGFACT, _multiset_weight, _multisets_next
+from .sign_1rsb import _inner_Y
+from .sign_rs import _logaddexp
+
+__all__ = ["TCM2RSBResult", "tcm_2rsb_alpha", "entropic_2rsb", "tcm_2rsb_search"]
+
+
+@dataclass(frozen=True)
+class TCM2RSBResult:
+    """Local minimum of R(q0, q1, y1, y2) of Eq. 2RSB.1 found by :func:`tcm_2rsb_search`.
+
+    alpha: R there; q0 < q1 < 1, y1 <= y2: the point; alpha_1rsb, q0_1rsb, y_1rsb: the frozen
+    1RSB saddle point on the same outer rule (alpha - alpha_1rsb is the 2RSB shift on that
+    rule; q1 -> q0 or y1 -> y2 means the search fell back onto 1RSB); converged: the simplex
+    met xatol/fatol; residual: the spread of R over the final simplex; iterations: evaluations
+    of R; ansatz: "2rsb".
+    """
+    alpha: float
+    q0: float
+    q1: float
+    y1: float
+    y2: float
+    alpha_1rsb: float
+    q0_1rsb: float
+    y_1rsb: float
+    converged: bool
+    residual: float
+    iterations: int
+    ansatz: str
+
+
+def entropic_2rsb(q0, q1, y1, y2):
+    """S2 of Eq. 2RSB.1: twice the jammed k = 2 spherical entropic term of the RSB core."""
+    return 2.0 * spherical_entropic([q0, q1, 1.0], [y1, y2], jammed=True)[0]
+
+
+@numba.njit(cache=True)
+def _energ_2rsb(z0, w0, zm, lwm, K, q0, q1, y1, y2, xs, xcs, tw, logfact):
+    """E_{t0} ln E_{t1} Y2^{y1/y2}: outer multisets of (z0, w0), middle tensor rule (zm, ln wm)."""
+    n0 = z0.shape[0]
+    nm = zm.shape[0]
+    idx = np.zeros(K, dtype=np.int64)
+    jdx = np.zeros(K, dtype=np.int64)
+    h = np.empty(K)
+    a = np.empty(K)
+    nn = xs.shape[0]
+    zbuf = np.empty(2 * nn)
+    wbuf = np.empty(2 * nn)
+    brk = np.empty(1)
+    v = 1.0 - q1
+    sq = math.sqrt(q0)
+    sd = math.sqrt(q1 - q0)
+    r = y1 / y2
+    acc = 0.0
+    ntot = 1
+    for l in range(K):
+        ntot *= nm
+    while True:
+        wt = _multiset_weight(idx, w0, logfact)
+        if wt > 0.0:
+            for l in range(K):
+                a[l] = sq * z0[idx[l]]
+            lse = -np.inf
+            for flat in range(ntot):
+                f = flat
+                lw = 0.0
+                for l in range(K):
+                    jdx[l] = f % nm
+                    f //= nm
+                    h[l] = a[l] + sd * zm[jdx[l]]
+                    lw += lwm[jdx[l]]
+                lse = _logaddexp(lse, lw + r * math.log(_inner_Y(h, v, y2, xs, xcs, tw, zbuf, wbuf, brk)))
+            acc += wt * lse
+        if not _multisets_next(idx, n0):
+            break
+    return acc
+
+
+def tcm_2rsb_alpha(q0, q1, y1, y2, *, K=3, n_outer=6, n_middle=12, inner_level=2):
+    """R = -S2/E2 of Eq. 2RSB.1 at (q0, q1, y1, y2) (the 2RSB capacity is its minimum).
+
+    Outer: multisets of an n_outer-point Gauss--Hermite rule; middle: tensor n_middle-point
+    Gauss--Hermite rule; inner: the exact 1-d reduction (tanh--sinh level ``inner_level``).
+    Returns inf where E2 is not a finite negative number (inner underflow far from the
+    minimum: not a candidate).  Accuracy near the 2RSB minimum (docs/committee.md): the middle
+    rule needs n_middle >= 10 ... 12 (at point B R = 3.14418, 3.14065, 3.14017, 3.14013, 3.14015
+    for n_middle = 6, 8, 10, 12, 16; at point C 3.13874, 3.13810, 3.13809 for 10, 12, 16; 4 is off
+    by several 1e-3); the outer rule is the error of Eq. 1RSB.1 (n_outer = 6: ~2e-3); ~30-60 s
+    per call with the defaults on a loaded core.
+    """
+    if K != 3:
+        raise ValueError(f"K must be 3 for the 2RSB alpha (validated case), got {K!r}")
+    if not (0.0 < q0 < q1 < 1.0):
+        raise ValueError(f"q0, q1 must satisfy 0 < q0 < q1 < 1, got q0={q0!r}, q1={q1!r}")
+    if not (0.0 < y1 <= y2):
+        raise ValueError(f"y1, y2 must satisfy 0 < y1 <= y2, got y1={y1!r}, y2={y2!r}")
+    z0, w0 = gs.gauss_hermite(n_outer)
+    zm, wm = gs.gauss_hermite(n_middle)
+    xs, xcs, tw = gs.tanh_sinh_rule(inner_level)
+    e = _energ_2rsb(np.ascontiguousarray(z0), np.ascontiguousarray(w0), np.ascontiguousarray(zm),
+                    np.log(wm), K, q0, q1, y1, y2, xs, xcs, tw, _LOGFACT)
+    E = 2.0 / y1 * e
+    if not (math.isfinite(E) and E < 0.0):
+        return math.inf
+    return -entropic_2rsb(q0, q1, y1, y2) / E
+
+
+_2RSB_START = (0.5866, 0.8925, 19.45, 33.74)   # (q0, q1, y1, y2): point C of docs/committee.md (not the minimum)
+
+
+def _unmap(p):
+    """(q0, q1, y1, y2) from p = (logit q0, logit((q1-q0)/(1-q0)), logit(y1/y2), log y2)."""
+    s = lambda x: 1.0 / (1.0 + math.exp(-x))
+    q0 = s(p[0])
+    q1 = q0 + (1.0 - q0) * s(p[1])
+    y2 = math.exp(p[3])
+    return q0, q1, y2 * s(p[2]), y2
+
+
+def tcm_2rsb_search(K=3, *, n_outer=6, n_middle=12, inner_level=2, x0=None, step=0.1, maxfev=60, xatol=1e-3, fatol=1e-6):
+    """Minimum of R(q0, q1, y1 <= y2) of Eq. 2RSB.1 by Nelder--Mead (as alpha(q0, y) of Eq. 1RSB.1,
+    the 1RSB capacity is a minimum; here over the larger 2RSB family, so R_min <= alpha_1RSB on the
+    same rule).  Start x0 = (q0, q1, y1, y2); default: _2RSB_START, near the interior minimum
+    found in docs/committee.md (a start next to 1RSB, q1 = q0 + (1 - q0)/4, y1 = 0.7 y*, falls
+    back onto the 1RSB boundary); initial simplex: ``step`` along each mapped coordinate (a local
+    search: a coarse outer rule has spurious low-alpha regions at q0 -> 1).
+
+    Returns a :class:`TCM2RSBResult`.  Cost: ~30-60 s per evaluation of R with the default rules
+    on a loaded core (60 evaluations: ~30-60 min).
+    """
+    from scipy.optimize import minimize
+
+    from .sign_1rsb import _alpha_of, _capacity_1rsb_cached
+    if K != 3:
+        raise ValueError(f"K must be 3 for the 2RSB search, got {K!r}")
+    info, _, _, _ = _capacity_1rsb_cached(3, n_outer, inner_level)
+    q0s = 1.0 / (1.0 + math.exp(-info.x[0]))
+    ys = math.exp(info.x[1])
+    a1 = _alpha_of(3, q0s, ys, n_outer, inner_level)
+    if x0 is None:
+        x0 = _2RSB_START
+    q0, q1, y1, y2 = x0
+    lg = lambda x: math.log(x / (1.0 - x))
+    p0 = np.array([lg(q0), lg((q1 - q0) / (1.0 - q0)), lg(y1 / y2), math.log(y2)])
+    f = lambda p: tcm_2rsb_alpha(*_unmap(p), K=K, n_outer=n_outer, n_middle=n_middle, inner_level=inner_level)
+    simplex = np.vstack([p0] + [p0 + step * e for e in np.eye(4)])
+    r = minimize(f, p0, method="Nelder-Mead",
+                 options={"maxfev": maxfev, "xatol": xatol, "fatol": fatol, "initial_simplex": simplex})
+    q0, q1, y1, y2 = _unmap(r.x)
+    spread = float(np.ptp(r.final_simplex[1]))
+    return TCM2RSBResult(alpha=float(r.fun), q0=q0, q1=q1, y1=y1, y2=y2, alpha_1rsb=float(a1), q0_1rsb=q0s,
+                         y_1rsb=ys, converged=bool(r.success), residual=spread, iterations=int(r.nfev),
+                         ansatz="2rsb")

@@ -1,0 +1,128 @@
+"""Finite-alpha 1RSB (Eqs. F.1-F.8) and frozen 2RSB (Eq. 2RSB.1) of the sign tree committee, K = 3.
+
+Checks: the energetic term against a brute-force tensor Gauss-Hermite quadrature written
+here in numpy (independent of the package's sorted-order rule), the analytic gradient
+against finite differences, the 2RSB function against its 1RSB limits, the Eq. F.8 fit on
+synthetic data; slow: a branch point near capacity against the frozen expansion, and the
+branch extrapolation against the frozen 1RSB capacity on the same outer rule.
+"""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.special import log_ndtr
+
+from statmech.committee import sign_1rsb, sign_1rsb_branch, sign_1rsb_finite, sign_2rsb
+from statmech.committee import TCMRSBPoint, tcm_1rsb_point
+
+F = sign_1rsb_finite
+
+
+def _gh(n):
+    x, w = np.polynomial.hermite_e.hermegauss(n)
+    return x, w / w.sum()
+
+
+def _brute_GE(q0, q1, m, n_out, n_in):
+    """G_E = E_t0 (1/m) ln E_t1 Z^m on tensor Gauss-Hermite rules (numpy, K = 3)."""
+    xo, wo = _gh(n_out)
+    xi, wi = _gh(n_in)
+    T1 = np.array(list(itertools.product(xi, repeat=3)))
+    W1 = np.prod(np.array(list(itertools.product(wi, repeat=3))), axis=1)
+    se, b, a = math.sqrt(1 - q1), math.sqrt(q1 - q0), math.sqrt(q0)
+    tot = 0.0
+    for (i, j, k) in itertools.product(range(n_out), repeat=3):
+        h = a * np.array([xo[i], xo[j], xo[k]]) + b * T1
+        lp = log_ndtr(h / se)          # P(unit +) = H(-h/se)
+        lq = log_ndtr(-h / se)
+        p, q = np.exp(lp), np.exp(lq)
+        Z = p[:, 0] * p[:, 1] * p[:, 2] + p[:, 0] * p[:, 1] * q[:, 2] + p[:, 0] * q[:, 1] * p[:, 2] \
+            + q[:, 0] * p[:, 1] * p[:, 2]
+        tot += wo[i] * wo[j] * wo[k] * np.log(np.sum(W1 * Z ** m)) / m
+    return tot
+
+
+@pytest.mark.parametrize("inner", [("sorted", 6, 4, 1), ("gh", 20)])
+def test_energetic_matches_brute_force(inner):
+    q0, q1, m = 0.3, 0.6, 0.5
+    rule = F.Rule(inner=inner, outer=("gh", 6))
+    ge = F._energetic(3, q0, q1, m, rule)[0]
+    assert ge == pytest.approx(_brute_GE(q0, q1, m, 6, 24), abs=1e-8)
+
+
+def test_energetic_gradient_is_the_derivative():
+    """dG/d(q0, q1, m) of Eq. F.4 against central differences of G on the same rule (near capacity)."""
+    rule = F.Rule(inner=("sorted", 6, 4, 1), outer=("gh", 4))
+    x = np.array([0.64, 0.98, 0.4])
+    g = F._energetic(3, *x, rule)
+    for c in range(3):
+        e = np.zeros(3)
+        e[c] = 1e-5
+        fd = (F._energetic(3, *(x + e), rule)[0] - F._energetic(3, *(x - e), rule)[0]) / 2e-5
+        assert g[1 + c] == pytest.approx(fd, rel=1e-4, abs=1e-6)
+
+
+def test_entropic_is_eq_F1():
+    q0, q1, m = 0.4, 0.9, 0.3
+    L1, L0 = 1 - q1, 1 - q1 + m * (q1 - q0)
+    S = 0.5 * (math.log(L1) + math.log(L0 / L1) / m + q0 / L0)
+    assert F._entropic(q0, q1, m)[0] == pytest.approx(S, rel=1e-14)
+
+
+def test_extrapolation_recovers_a_known_branch():
+    eps = np.array([0.02, 0.01, 0.005, 0.0025])
+    a = 3.1 - 40 * eps + 55 * eps ** 1.5
+    fit = sign_1rsb_branch.extrapolate_capacity(eps, a)
+    assert fit["alpha_c"] == pytest.approx(3.1, abs=1e-12) and fit["c1"] == pytest.approx(-40, rel=1e-10)
+    with pytest.raises(ValueError, match="eps"):
+        sign_1rsb_branch.extrapolate_capacity([0.0, 0.1, 0.2], [1, 2, 3])
+
+
+def test_invalid_arguments_name_the_argument():
+    with pytest.raises(ValueError, match="K"):
+        tcm_1rsb_point(5, 0.99)
+    with pytest.raises(ValueError, match="q1"):
+        tcm_1rsb_point(3, 1.0)
+    with pytest.raises(ValueError, match="guess"):
+        tcm_1rsb_point(3, 0.99, guess=(0.995, 0.2, 3.0))
+
+
+def test_2rsb_reduces_to_1rsb_on_its_boundaries():
+    """q1 = q0 (the middle level empty) gives alpha(q0, y2) of Eq. 1RSB.1 on the same outer rule."""
+    q0, y = 0.64, 21.4
+    a1 = sign_1rsb._alpha_of(3, q0, y, 4, 2)
+    a2 = sign_2rsb.tcm_2rsb_alpha(q0, q0 + 1e-12, 7.0, y, n_outer=4, n_middle=3, inner_level=2)
+    assert a2 == pytest.approx(a1, rel=1e-9)
+    # y1 = y2: E_t1 Y2 = Y(var 1 - q0) exactly; the middle rule converges to it
+    a3 = sign_2rsb.tcm_2rsb_alpha(q0, 0.8, y, y, n_outer=4, n_middle=8, inner_level=2)
+    assert a3 == pytest.approx(a1, rel=2e-4)
+
+
+@pytest.mark.slow
+def test_branch_point_near_capacity_follows_the_frozen_expansion():
+    """At 1 - q1 = 6.25e-4 (outer n = 6) the 1RSB solution at finite alpha sits just above the
+    linear law of Eq. F.8 computed from the frozen (q1 = 1) solution on the same outer rule:
+    the remainder is the positive O(eps^{3/2}) term (~3.6e-3 here, docs/committee.md)."""
+    eps = 6.25e-4
+    ce = sign_1rsb_branch.capacity_expansion(3, n_outer=6)
+    rule = F.Rule(inner=("sorted", 6, 4, 1), outer=("gh", 6))
+    p = tcm_1rsb_point(3, 1 - eps, rule=rule)       # default guess: the linear law of Eq. F.8
+    assert isinstance(p, TCMRSBPoint) and p.converged and p.ansatz == "1rsb" and p.residual < 1e-8
+    assert p.q0 == pytest.approx(ce["q0"], abs=0.01)
+    assert p.m / eps == pytest.approx(ce["y"], rel=0.15)
+    rem = p.alpha - (ce["alpha_c"] + ce["slope"] * eps)
+    assert 0.0 < rem < 500 * eps ** 1.5      # c2 of Eq. F.8 ~ 230 from the branch fit
+
+
+@pytest.mark.slow
+def test_2rsb_lowers_the_capacity_below_1rsb():
+    """An interior 2RSB point with R below the frozen 1RSB capacity on the same outer rule (n = 6),
+    by more than the middle-rule error (n_middle = 10 against 12)."""
+    x = (0.589, 0.851, 16.96, 27.87)
+    r10 = sign_2rsb.tcm_2rsb_alpha(*x, n_outer=6, n_middle=10)
+    r12 = sign_2rsb.tcm_2rsb_alpha(*x, n_outer=6, n_middle=12)
+    info, _, _, _ = sign_1rsb._capacity_1rsb_cached(3, 6, 2)
+    a1 = sign_1rsb._alpha_of(3, 1 / (1 + math.exp(-info.x[0])), math.exp(info.x[1]), 6, 2)
+    assert abs(r10 - r12) < 1e-4
+    assert r12 < a1 - 2e-3
