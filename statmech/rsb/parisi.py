@@ -97,6 +97,10 @@ class _FreeMap:
         m = np.exp(u[nq:])
         return q, m, dq
 
+    @staticmethod
+    def dm_du(m):
+        return m
+
     def u0(self, q, m):
         u = []
         prev = 0.0 if self.q0_free else self.prob.q0_fixed
@@ -134,7 +138,7 @@ def _wrap(prob, fmap, lat):
     def grad(u):
         q, m, J = fmap.qm(u)
         _, gq, gm = prob.evaluate(q, m, lat)
-        return np.concatenate([J.T @ gq, gm * m])
+        return np.concatenate([J.T @ gq, gm * fmap.dm_du(m)])
     return fun, grad
 
 
@@ -254,6 +258,11 @@ class _GridMap:
         self.frozen = prob.channel.frozen
         self.q0_free = prob.q0_fixed is None
         self.nfree = int(self.q0_free) + int(not self.frozen)
+        # x <= 1 below a non-frozen terminal (x = 1 on (q_k, 1]): x = expit(u); else x = exp(u)
+        self.bounded = not self.frozen
+
+    def dm_du(self, x):
+        return x * (1.0 - x) if self.bounded else x
 
     def qm(self, u):
         j = 0
@@ -277,7 +286,8 @@ class _GridMap:
             c = 1
         if not self.frozen:
             J[:, c] = self.t * dhi_dv
-        return q, np.exp(u[self.nfree:]), J
+        v = u[self.nfree:]
+        return q, (_expit(v) if self.bounded else np.exp(v)), J
 
     def u0(self, lo, hi, x):
         u = []
@@ -285,7 +295,8 @@ class _GridMap:
             u.append(float(_logit(lo)))
         if not self.frozen:
             u.append(float(_logit((hi - lo) / (1 - lo))))
-        return np.array(u + list(np.log(x)))
+        x = np.asarray(x, dtype=float)
+        return np.array(u + list(_logit(x) if self.bounded else np.log(x)))
 
 
 def _interp_x(q_old, x_old, q_new):
