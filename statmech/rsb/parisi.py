@@ -64,13 +64,37 @@ def _logit(p):
     return np.log(p) - np.log1p(-p)
 
 
+class _MMap:
+    """Unconstrained parameters of the Parisi parameters m (x on a grid).
+
+    Below a non-frozen terminal channel (q_k < 1, x = 1 on (q_k, 1]) the physical domain is
+    0 < m <= 1: ``m = expit(u)``.  There the functional is unbounded below for m > 1 (as
+    m -> inf every level's (1/m) log E e^{m f} stays bounded while the entropic term keeps
+    ``log(1 - q_k)/2 -> -inf``), so an unbounded map lets the minimizer run off
+    (docs/rsb.md section 5).  For a frozen channel m = y is the scaled parameter
+    ``x/eps`` (or ``x/T``), unbounded: ``m = exp(u)``.
+    """
+    bounded = False
+
+    def m_of(self, v):
+        return _expit(v) if self.bounded else np.exp(v)
+
+    def u_of(self, m):
+        m = np.asarray(m, dtype=float)
+        return _logit(m) if self.bounded else np.log(m)
+
+    def dm_du(self, m):
+        return m * (1.0 - m) if self.bounded else m
+
+
 # --------------------------------------------------------------------------- k-step (free q)
-class _FreeMap:
-    """Unconstrained u -> ordered q (stick breaking), log m -> m."""
+class _FreeMap(_MMap):
+    """Unconstrained u -> ordered q (stick breaking), u -> m (:class:`_MMap`)."""
 
     def __init__(self, prob, k):
         self.prob, self.k = prob, k
         self.frozen = prob.channel.frozen
+        self.bounded = not self.frozen
         self.q0_free = prob.q0_fixed is None
         # free q indices: q_0 (if free), q_1..q_{k-1}, q_k (if not frozen)
         self.iq = ([0] if self.q0_free else []) + list(range(1, k)) + ([] if self.frozen else [k])
@@ -94,12 +118,7 @@ class _FreeMap:
             else:
                 q[i], dq[i] = prev, dprev
             prev, dprev = q[i], dq[i]
-        m = np.exp(u[nq:])
-        return q, m, dq
-
-    @staticmethod
-    def dm_du(m):
-        return m
+        return q, self.m_of(u[nq:]), dq
 
     def u0(self, q, m):
         u = []
@@ -107,7 +126,7 @@ class _FreeMap:
         for i in self.iq:
             u.append(float(_logit((q[i] - prev) / (1.0 - prev))))
             prev = q[i]
-        return np.array(u + list(np.log(m)))
+        return np.array(u + list(self.u_of(m)))
 
 
 @dataclass(frozen=True)
@@ -251,18 +270,14 @@ class ParisiSolution:
     extra: dict = field(default_factory=dict)
 
 
-class _GridMap:
+class _GridMap(_MMap):
     def __init__(self, prob, K, power=2.0):
         self.prob, self.K = prob, K
         self.t = graded_grid(K, power)
         self.frozen = prob.channel.frozen
         self.q0_free = prob.q0_fixed is None
         self.nfree = int(self.q0_free) + int(not self.frozen)
-        # x <= 1 below a non-frozen terminal (x = 1 on (q_k, 1]): x = expit(u); else x = exp(u)
         self.bounded = not self.frozen
-
-    def dm_du(self, x):
-        return x * (1.0 - x) if self.bounded else x
 
     def qm(self, u):
         j = 0
@@ -286,8 +301,7 @@ class _GridMap:
             c = 1
         if not self.frozen:
             J[:, c] = self.t * dhi_dv
-        v = u[self.nfree:]
-        return q, (_expit(v) if self.bounded else np.exp(v)), J
+        return q, self.m_of(u[self.nfree:]), J
 
     def u0(self, lo, hi, x):
         u = []
@@ -295,8 +309,7 @@ class _GridMap:
             u.append(float(_logit(lo)))
         if not self.frozen:
             u.append(float(_logit((hi - lo) / (1 - lo))))
-        x = np.asarray(x, dtype=float)
-        return np.array(u + list(_logit(x) if self.bounded else np.log(x)))
+        return np.array(u + list(self.u_of(x)))
 
 
 def _interp_x(q_old, x_old, q_new):
