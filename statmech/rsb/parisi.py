@@ -7,10 +7,12 @@ term).  Every problem of the package is a *minimization* (docs/rsb.md section 3)
 
 * :func:`solve_kstep` -- k-step RSB with free breakpoints: minimizes over all ``q``
   (ordered by a stick-breaking map ``q_i = q_{i-1} + (top - q_{i-1}) expit(u_i)``) and
-  ``log m``.
+  ``m`` (``log m`` for frozen channels; ``logit m``, i.e. ``0 < m < 1``, below a non-frozen
+  terminal, where the functional is unbounded below for m > 1: :class:`_MMap`).
 * :func:`solve_frsb` -- full RSB: ``x(q)`` piecewise constant on a fixed graded grid
   ``q_i = q_lo + (q_hi - q_lo) t_i``, ``t_i = 1 - (1 - i/K)^2`` (dense where x(q) varies
-  fastest, near the top), minimized over ``log x_i`` (and the free ends) for
+  fastest, near the top), minimized over ``log x_i`` (``logit x_i`` for a non-frozen
+  channel) and the free ends for
   ``K = K_1, 2 K_1, 4 K_1 ...``, each warm-started from the previous one; the value is
   extrapolated to ``K -> inf`` from the last three (Richardson with the fitted order,
   see :class:`ParisiSolution`).  Every Gaussian step is exact on its interval (the
