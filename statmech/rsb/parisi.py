@@ -353,6 +353,8 @@ def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9, power=2.0):
             x = _interp_x(q_prev, x_prev, q)
             if gm.frozen and prob.x_growth:  # finer top cell: x grows as eps_K^-x_growth
                 x *= ((1.0 - q_prev[-2]) / (1.0 - q[-2])) ** prob.x_growth
+            if gm.bounded:  # the end-slope continuation of a guess may step past x = 1
+                x = np.minimum(x, 0.5 * (1.0 + x_prev.max()))
         u = gm.u0(lo, hi_, x)
         lat = prob.lattice(q, x)
         try:
