@@ -232,3 +232,64 @@ def test_one_rsb_storage_approaches_the_jamming_scaling():
         q0s.append(r.q0)
     assert ys[0] < ys[1] < jam.y and abs(ys[1] - jam.y) < 0.25 * jam.y
     assert q0s[0] < q0s[1] < jam.q0 and abs(q0s[1] - jam.q0) < 0.02
+
+
+# --------------------------------------------------------------- full RSB at finite alpha
+def _check_frsb_storage(alpha, kappa):
+    """Full RSB at the default grids: converged, x(q) in (0, 1), the discretization error
+    reported, and every grid value at most the 1RSB one.  The free entropy is *minimized*
+    over x(q) (docs/rsb.md section 3) and the 1RSB step function (x = m on (q_0, q_1)) lies
+    in every grid's parameter space (constant x on the grid), so phi_K <= phi_1RSB."""
+    r = PR.spherical_storage_rsb(alpha, kappa, "frsb")
+    x = r.extra["x"]
+    assert r.ansatz == "frsb" and r.converged and r.residual <= 1e-9
+    assert np.all((x > 0) & (x < 1))
+    assert 0 < r.extra["error"] < 1e-6 and r.extra["lattice_error"] < min(1e-7, r.extra["error"])
+    slack = r.extra["error"] + 1e-10
+    assert all(v <= r.entropy_1rsb + slack for v in r.extra["entropy_K"])
+    assert r.entropy <= r.entropy_1rsb + slack and r.entropy_1rsb < r.entropy_rs
+    assert r.q_min < r.q_max < 1
+    return r
+
+
+def test_frsb_storage_converges_at_the_default_grids():
+    r = _check_frsb_storage(10.0, -1.0)
+    assert r.entropy < r.entropy_1rsb - 1e-5    # far above the AT line the continuum gains
+    assert np.all(np.diff(r.extra["x"]) > 0)    # Parisi's x(q) is increasing
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha,kappa", [(8.0, -1.0), (9.0, -1.0), (10.0, -1.0), (11.0, -1.0),
+                                         (4.0, -0.5), (4.3, -0.5), (4.5, -0.5)])
+def test_frsb_storage_above_the_at_line(alpha, kappa):
+    _check_frsb_storage(alpha, kappa)
+
+
+def test_storage_functional_is_unbounded_below_for_m_above_one():
+    """Why the core keeps 0 < m < 1 below a non-frozen terminal: for m -> inf the nested
+    average stays bounded while the entropic term keeps log(1 - q_1)/2 -> -inf."""
+    prob = PR.StorageProblem(8.0, -1.0)
+    rs = P.spherical_storage(8.0, -1.0)
+    vals = []
+    for eps, m in ((1e-2, 10.0), (1e-6, 1e3)):
+        q, mm = np.array([0.9, 1 - eps]), np.array([m])
+        vals.append(prob.evaluate(q, mm, prob.lattice(q, mm), grad=False)[0])
+        assert vals[-1] < 0.5 * math.log(eps) + 1.0
+    assert vals[1] < vals[0] < rs.entropy
+
+
+@pytest.mark.slow
+def test_frsb_storage_q_max_tends_to_one_at_the_frsb_jamming_point():
+    """As alpha -> alpha_J^FRSB, 1 - q_max -> 0; a power-law fit eps = C (alpha_J - alpha)^nu
+    through three points extrapolates to the full-RSB jamming point, not the 1RSB one."""
+    from scipy.optimize import brentq
+    alphas = np.array([12.2, 12.25, 12.27])
+    eps = np.array([1 - PR.spherical_storage_rsb(a, -1.0, "frsb").q_max for a in alphas])
+    assert np.all(np.diff(eps) < 0) and eps[-1] < 1e-4
+
+    def nu(aj, i, j):
+        return math.log(eps[i] / eps[j]) / math.log((aj - alphas[i]) / (aj - alphas[j]))
+    aj = brentq(lambda a: nu(a, 0, 1) - nu(a, 1, 2), alphas[-1] + 1e-4, 12.5)
+    a_frsb = PR.gardner_capacity_rsb(-1.0, "frsb")
+    a_1rsb = PR.gardner_capacity_rsb(-1.0, "1rsb")
+    assert abs(aj - a_frsb) < 0.01 < a_1rsb - aj

@@ -249,8 +249,8 @@ def _storage_one(alpha, kappa, ansatz, Ks, guess=None):
     q = rs.q
     s1 = parisi.solve_kstep(prob, [0.8 * q, min(q + 0.5 * (1 - q), 1 - 1e-3 * (1 - q))], [0.3])
     m = float(s1.m[0])
-    if m > 1.0:
-        raise ConvergenceError("1RSB minimum has m > 1 (outside the physical range); "
+    if m > 1.0 - 1e-6:  # the core keeps 0 < m < 1 (m = expit(u)); a minimum on m = 1 is not interior
+        raise ConvergenceError("1RSB minimum is on the boundary m = 1 of the physical range; "
                                "the m = 1 (dynamical) branch is not implemented",
                                x=np.concatenate([s1.q, s1.m]), residual=s1.residual,
                                diagnostics={"alpha": alpha, "kappa": kappa, "m": m})

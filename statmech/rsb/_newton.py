@@ -100,6 +100,7 @@ def minimize(fun, grad, x0, *, tol=1e-11, maxiter=80, h=1e-6, max_step=1.0, H0=N
     Hm = H0.copy() if H0 is not None and H0.shape == (x.size, x.size) else fd_hessian(grad_, x, h, g0=g)
     ev = np.linalg.eigvalsh(Hm)
     it = since = 0
+    central = False   # Hm is a central-difference Hessian at x (the last resort of a failed line search)
     while True:
         res = float(np.max(np.abs(g)))
         if not math.isfinite(f) or not math.isfinite(res):
@@ -130,7 +131,14 @@ def minimize(fun, grad, x0, *, tol=1e-11, maxiter=80, h=1e-6, max_step=1.0, H0=N
                     break
             t *= 0.5
         else:
-            break
+            if central:
+                break
+            # no acceptable step: in nearly flat directions (eigenvalues ~1e-9, e.g. x(q) close
+            # to the AT line) the forward-difference/BFGS Hessian is too inaccurate; retry once
+            # from here with a central-difference one (error ~h^2)
+            Hm, fresh, central, since = fd_hessian(grad_, x, h), True, True, 0
+            continue
+        central = False
         gn = gn if flat else grad_(xn)
         sv, yv = xn - x, gn - g
         x, f, g = xn, fn, gn

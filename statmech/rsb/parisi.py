@@ -7,10 +7,12 @@ term).  Every problem of the package is a *minimization* (docs/rsb.md section 3)
 
 * :func:`solve_kstep` -- k-step RSB with free breakpoints: minimizes over all ``q``
   (ordered by a stick-breaking map ``q_i = q_{i-1} + (top - q_{i-1}) expit(u_i)``) and
-  ``log m``.
+  ``m`` (``log m`` for frozen channels; ``logit m``, i.e. ``0 < m < 1``, below a non-frozen
+  terminal, where the functional is unbounded below for m > 1: :class:`_MMap`).
 * :func:`solve_frsb` -- full RSB: ``x(q)`` piecewise constant on a fixed graded grid
   ``q_i = q_lo + (q_hi - q_lo) t_i``, ``t_i = 1 - (1 - i/K)^2`` (dense where x(q) varies
-  fastest, near the top), minimized over ``log x_i`` (and the free ends) for
+  fastest, near the top), minimized over ``log x_i`` (``logit x_i`` for a non-frozen
+  channel) and the free ends for
   ``K = K_1, 2 K_1, 4 K_1 ...``, each warm-started from the previous one; the value is
   extrapolated to ``K -> inf`` from the last three (Richardson with the fitted order,
   see :class:`ParisiSolution`).  Every Gaussian step is exact on its interval (the
@@ -64,13 +66,37 @@ def _logit(p):
     return np.log(p) - np.log1p(-p)
 
 
+class _MMap:
+    """Unconstrained parameters of the Parisi parameters m (x on a grid).
+
+    Below a non-frozen terminal channel (q_k < 1, x = 1 on (q_k, 1]) the physical domain is
+    0 < m <= 1: ``m = expit(u)``.  There the functional is unbounded below for m > 1 (as
+    m -> inf every level's (1/m) log E e^{m f} stays bounded while the entropic term keeps
+    ``log(1 - q_k)/2 -> -inf``), so an unbounded map lets the minimizer run off
+    (docs/rsb.md section 5).  For a frozen channel m = y is the scaled parameter
+    ``x/eps`` (or ``x/T``), unbounded: ``m = exp(u)``.
+    """
+    bounded = False
+
+    def m_of(self, v):
+        return _expit(v) if self.bounded else np.exp(v)
+
+    def u_of(self, m):
+        m = np.asarray(m, dtype=float)
+        return _logit(m) if self.bounded else np.log(m)
+
+    def dm_du(self, m):
+        return m * (1.0 - m) if self.bounded else m
+
+
 # --------------------------------------------------------------------------- k-step (free q)
-class _FreeMap:
-    """Unconstrained u -> ordered q (stick breaking), log m -> m."""
+class _FreeMap(_MMap):
+    """Unconstrained u -> ordered q (stick breaking), u -> m (:class:`_MMap`)."""
 
     def __init__(self, prob, k):
         self.prob, self.k = prob, k
         self.frozen = prob.channel.frozen
+        self.bounded = not self.frozen
         self.q0_free = prob.q0_fixed is None
         # free q indices: q_0 (if free), q_1..q_{k-1}, q_k (if not frozen)
         self.iq = ([0] if self.q0_free else []) + list(range(1, k)) + ([] if self.frozen else [k])
@@ -94,8 +120,7 @@ class _FreeMap:
             else:
                 q[i], dq[i] = prev, dprev
             prev, dprev = q[i], dq[i]
-        m = np.exp(u[nq:])
-        return q, m, dq
+        return q, self.m_of(u[nq:]), dq
 
     def u0(self, q, m):
         u = []
@@ -103,7 +128,7 @@ class _FreeMap:
         for i in self.iq:
             u.append(float(_logit((q[i] - prev) / (1.0 - prev))))
             prev = q[i]
-        return np.array(u + list(np.log(m)))
+        return np.array(u + list(self.u_of(m)))
 
 
 @dataclass(frozen=True)
@@ -134,7 +159,7 @@ def _wrap(prob, fmap, lat):
     def grad(u):
         q, m, J = fmap.qm(u)
         _, gq, gm = prob.evaluate(q, m, lat)
-        return np.concatenate([J.T @ gq, gm * m])
+        return np.concatenate([J.T @ gq, gm * fmap.dm_du(m)])
     return fun, grad
 
 
@@ -247,13 +272,14 @@ class ParisiSolution:
     extra: dict = field(default_factory=dict)
 
 
-class _GridMap:
+class _GridMap(_MMap):
     def __init__(self, prob, K, power=2.0):
         self.prob, self.K = prob, K
         self.t = graded_grid(K, power)
         self.frozen = prob.channel.frozen
         self.q0_free = prob.q0_fixed is None
         self.nfree = int(self.q0_free) + int(not self.frozen)
+        self.bounded = not self.frozen
 
     def qm(self, u):
         j = 0
@@ -277,7 +303,7 @@ class _GridMap:
             c = 1
         if not self.frozen:
             J[:, c] = self.t * dhi_dv
-        return q, np.exp(u[self.nfree:]), J
+        return q, self.m_of(u[self.nfree:]), J
 
     def u0(self, lo, hi, x):
         u = []
@@ -285,7 +311,7 @@ class _GridMap:
             u.append(float(_logit(lo)))
         if not self.frozen:
             u.append(float(_logit((hi - lo) / (1 - lo))))
-        return np.array(u + list(np.log(x)))
+        return np.array(u + list(self.u_of(x)))
 
 
 def _interp_x(q_old, x_old, q_new):
@@ -327,6 +353,8 @@ def solve_frsb(prob, lo, hi, x_of_q, *, Ks=(8, 16, 32), tol=1e-9, power=2.0):
             x = _interp_x(q_prev, x_prev, q)
             if gm.frozen and prob.x_growth:  # finer top cell: x grows as eps_K^-x_growth
                 x *= ((1.0 - q_prev[-2]) / (1.0 - q[-2])) ** prob.x_growth
+            if gm.bounded:  # the end-slope continuation of a guess may step past x = 1
+                x = np.minimum(x, 0.5 * (1.0 + x_prev.max()))
         u = gm.u0(lo, hi_, x)
         lat = prob.lattice(q, x)
         try:
