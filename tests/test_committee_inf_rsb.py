@@ -95,6 +95,7 @@ def _power_hinge_mpmath(h, s2, y, kappa=0.0, p=3):
     return mp.log(P_satisfied + mp.exp(logJ)) / y
 
 
+@pytest.mark.slow
 def test_power_hinge_p3_against_mpmath_with_derivatives():
     ch = rsb.PowerHingeFrozen(0.0, 3.0)
     for s2, y in [(0.3, 1.0), (0.05, 40.0), (0.7, 0.0), (0.2, 300.0)]:

@@ -43,6 +43,7 @@ def _brute_GE(q0, q1, m, n_out, n_in):
     return tot
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("inner", [("sorted", 6, 4, 1), ("gh", 20)])
 def test_energetic_matches_brute_force(inner):
     q0, q1, m = 0.3, 0.6, 0.5

@@ -271,6 +271,9 @@ CASES = {
     "committee.tcm_capacity_inf_point": (C.tcm_capacity_inf_point, args(st.sampled_from(["relu", "erf"]),
                                                                         st.sampled_from(["rs", "1rsb", "frsb"])), {"n": 0}),
     "committee.tcm_kstep_inf": (C.tcm_kstep_inf, args(st.sampled_from(["relu", "erf"]), st.sampled_from([1, 2])), {"n": 0}),
+    "committee.tcm_1rsb_point": (C.tcm_1rsb_point, args(st.just(3), st.floats(0.9, 0.99)), {"n": 0}),
+    "committee.tcm_2rsb_alpha": (C.tcm_2rsb_alpha, args(st.floats(0.4, 0.7), st.floats(0.85, 0.95), st.floats(10.0, 25.0),
+                                                        st.floats(25.0, 45.0)), {"n": 0, "inf": ("result",)}),
     "committee.tcm_output_kernel": (C.tcm_output_kernel, args(st.floats(-1.0, 1.0), st.sampled_from(["relu", "erf"])),
                                     {"n": 2}),
     "perceptron.binary_capacity_1rsb": (P.binary_capacity_1rsb, args(st.floats(0.0, 2.0)), {"n": 0}),
@@ -339,6 +342,8 @@ EXEMPT = {
     "continuation.KINDS": "tuple of names", "continuation.Problem": "problem class", "continuation.Branch": "result class",
     "continuation.SpecialPoint": "result class", "continuation.CoexistencePoint": "result class",
     "continuation.Analysis": "result class", "continuation.Curve": "result class",
+    "committee.TCMRSBPoint": "result class", "committee.TCM2RSBResult": "result class",
+    "committee.tcm_2rsb_search": "a Nelder-Mead search over committee.tcm_2rsb_alpha (covered): minutes to hours",
     "continuation.plot_branches": "plotting", "continuation.plot_phase_diagram": "plotting",
 }
 

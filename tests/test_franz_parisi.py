@@ -333,6 +333,7 @@ def test_typical_point_inside_array_has_no_nan():
 
 
 # ------------------------------------------------------------------ FP around sign(m) (stochastic perceptron)
+@pytest.mark.slow
 def test_stochastic_fp_unconstrained_point_is_the_gardner_solution():
     """At p_hat = 0 the constrained measure is uniform over Ising solutions: q1 = q0, q1_hat = q_hat0,
     R = t, R_hat = t_hat and S_FP = S_eq(binary) exactly, although (t, t_hat) are non-trivial."""

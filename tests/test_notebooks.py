@@ -10,7 +10,11 @@ NB_DIR = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOKS = sorted(NB_DIR.glob("*.ipynb"))
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+# the tree-committee notebook runs RQMC 1RSB points (~1 min on 2 cores): slow
+_RUNS = [pytest.param(p, marks=pytest.mark.slow) if p.name.startswith("03_") else p for p in NOTEBOOKS]
+
+
+@pytest.mark.parametrize("path", _RUNS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(nb, timeout=int(os.environ.get("STATMECH_NB_TIMEOUT", "60")),
