@@ -24,7 +24,7 @@ import numpy as np
 from .. import gaussian as gs
 from ..errors import ConvergenceError, check_int
 from ..gaussian import G_nb, H_nb
-from ..gaussian import piecewise_fill as gs_fill  # numba node filler of the core
+from ..gaussian import left_tail_fill  # numba node filler of the core
 from ..saddle import SaddlePoint
 from ._common import _check_K, _sobol_normal_points, _stationary_2d
 from ._kernels import _LOGFACT, _eqs, _multiset_weight, _multisets_next
@@ -64,7 +64,7 @@ def _esym(c, b, skip, k, buf):
 
 
 @numba.njit(cache=True)
-def _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk):
+def _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf):
     """Y(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2) for majority vote (sign units).
 
     Y = P(n_+ >= m) + sum_l int_0^inf ds f_l(s) e^{-y s^2/2} e_{m-1}(c(s), b(s)) where unit l is
@@ -98,9 +98,8 @@ def _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk):
     c = np.empty(K)
     b = np.empty(K)
     for l in range(K):
-        brk[0] = -h[l] / sv
-        gs_fill(brk, xs, xcs, tw, zbuf, wbuf)
-        nl = xs.shape[0]  # left tail nodes come first
+        left_tail_fill(-h[l] / sv, xs, xcs, tw, zbuf, wbuf)
+        nl = xs.shape[0]
         acc = 0.0
         for i in range(nl):
             wi = wbuf[i]
@@ -126,9 +125,8 @@ def _outer_1rsb(z, w, K, q0, y, xs, xcs, tw, logfact):
     idx = np.zeros(K, dtype=np.int64)
     h = np.empty(K)
     nn = xs.shape[0]
-    zbuf = np.empty(2 * nn)
-    wbuf = np.empty(2 * nn)
-    brk = np.empty(1)
+    zbuf = np.empty(nn)
+    wbuf = np.empty(nn)
     v = 1.0 - q0
     sq = math.sqrt(q0)
     acc = 0.0
@@ -137,7 +135,7 @@ def _outer_1rsb(z, w, K, q0, y, xs, xcs, tw, logfact):
         if wt > 0.0:
             for j in range(K):
                 h[j] = sq * z[idx[j]]
-            Y = _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk)
+            Y = _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf)
             acc += wt * math.log(Y)
         if not _multisets_next(idx, n):
             break
