@@ -18,22 +18,23 @@ _LOG_SQRT2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 @numba.njit(cache=True)
-def _panel_terms(m, s, yh, ustar, h0, extent, sign, n, gx, gw, buf, k0):
-    """Write ln(w f(ustar + sign x)) at the GL panel nodes x in [0, extent] (x = h0 (e^tau - 1))
+def _panel_terms(m, s, yh, ustar, h0, extent, sign, n, gx, lgw, buf, k0):
+    """Write ln(w f(ustar + sign x)) at the GL panel nodes x in [0, extent] (x = h0 (e^tau - 1),
+    ``lgw`` the log GL weights)
     into buf[k0:], f the Gaussian-times-e^{-yh u^3} integrand (u clipped at 0); returns the new k0."""
     tmax = math.log1p(extent / h0)
     h = (1.0 / n) * tmax
-    lnorm = math.log(s * math.sqrt(2.0 * math.pi))
+    # ln w = ln(h h0 / 2) + ln gw_i + tau: no exp/log pair per node
+    lw0 = math.log(0.5 * h * h0) - math.log(s * math.sqrt(2.0 * math.pi))
     for p in range(n):
         a = (p * (1.0 / n)) * tmax
         for i in range(gx.shape[0]):
             tau = a + 0.5 * h * (gx[i] + 1.0)
             x = h0 * math.expm1(tau)
-            w = 0.5 * h * gw[i] * h0 * math.exp(tau)
             u = ustar + sign * x
             if u < 0.0:
                 u = 0.0
-            buf[k0] = -0.5 * ((u - m) / s) ** 2 - yh * u ** 3 - lnorm + math.log(w)
+            buf[k0] = -0.5 * ((u - m) / s) ** 2 - yh * u ** 3 + (lw0 + lgw[i] + tau)
             k0 += 1
     return k0
 
@@ -43,6 +44,7 @@ def _log_inner_continuum_nb(m, s, yh, n_panels, gx, gw):
     """ln[Phi(-m/s) + int_0^inf N(u; m, s^2) e^{-yh u^3} du] for each entry of m (log space)."""
     out = np.empty(m.shape[0])
     buf = np.empty(2 * n_panels * gx.shape[0])
+    lgw = np.log(gw)
     for k in range(m.shape[0]):
         mk = m[k]
         mp = mk if mk > 0.0 else 0.0
@@ -50,10 +52,10 @@ def _log_inner_continuum_nb(m, s, yh, n_panels, gx, gw):
         ustar = 2.0 * mp / (1.0 + disc) if mk > 0.0 else 0.0
         sig = 1.0 / math.sqrt(1.0 / (s * s) + 6.0 * yh * ustar)
         h0 = min(sig, yh ** (-1.0 / 3.0)) / 4.0
-        nb = _panel_terms(mk, s, yh, ustar, h0, 40.0 * sig, 1.0, n_panels, gx, gw, buf, 0)
+        nb = _panel_terms(mk, s, yh, ustar, h0, 40.0 * sig, 1.0, n_panels, gx, lgw, buf, 0)
         left = min(ustar, 40.0 * s)
         if left > 0.0:
-            nb = _panel_terms(mk, s, yh, ustar, h0, left, -1.0, n_panels, gx, gw, buf, nb)
+            nb = _panel_terms(mk, s, yh, ustar, h0, left, -1.0, n_panels, gx, lgw, buf, nb)
         mx = -np.inf
         for i in range(nb):
             if buf[i] > mx:
