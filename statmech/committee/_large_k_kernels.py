@@ -19,9 +19,9 @@ _LOG_SQRT2PI = 0.5 * math.log(2.0 * math.pi)
 
 @numba.njit(cache=True)
 def _panel_terms(m, s, yh, ustar, h0, extent, sign, n, gx, lgw, buf, k0):
-    """Write ln(w f(ustar + sign x)) at the GL panel nodes x in [0, extent] (x = h0 (e^tau - 1),
-    ``lgw`` the log GL weights)
-    into buf[k0:], f the Gaussian-times-e^{-yh u^3} integrand (u clipped at 0); returns the new k0."""
+    """Write ln(w f(ustar + sign x)) into buf[k0:] at the GL panel nodes x in [0, extent]
+    (x = h0 (e^tau - 1), ``lgw`` the log GL weights), f the Gaussian-times-e^{-yh u^3}
+    integrand (u clipped at 0); returns the new k0."""
     tmax = math.log1p(extent / h0)
     h = (1.0 / n) * tmax
     # ln w = ln(h h0 / 2) + ln gw_i + tau: no exp/log pair per node
