@@ -14,7 +14,6 @@ import numpy as np
 
 from ..gaussian import log_H_nb
 
-_LOG_SQRT2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 @numba.njit(cache=True)
