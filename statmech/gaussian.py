@@ -278,28 +278,33 @@ def tanh_sinh_rule(level):
 
 
 @numba.njit(cache=True, fastmath=False)
+def left_tail_fill(c0, x, xc, wts, zs, ws):
+    """numba: the left-tail piece (-inf, c0] of :func:`piecewise_fill` alone, into the first
+    ``len(x)`` entries of ``zs, ws`` (for kernels that integrate over z < c0 only)."""
+    # Phi(z) = u0 x, 1 - Phi(z) = v0 + u0 (1 - x)
+    u0 = H_nb(-c0)
+    v0 = H_nb(c0)
+    log_u0 = log_H_nb(-c0)
+    for i in range(x.size):
+        lu = log_u0 + math.log(x[i])
+        if lu < -700.0:
+            zs[i] = c0  # weight underflows to zero
+            ws[i] = 0.0
+        else:
+            p = math.exp(lu)
+            zs[i] = _ndtri_lower(p) if p <= 0.5 else -_ndtri_lower(v0 + u0 * xc[i])
+            ws[i] = u0 * wts[i]
+
+
+@numba.njit(cache=True, fastmath=False)
 def piecewise_fill(breaks, x, xc, wts, zs, ws):
     """numba: fill ``zs, ws`` with the piecewise tanh-sinh rule of :func:`piecewise_nodes` for
     ``breaks`` from the (0, 1) rule ``x, xc, wts`` of :func:`tanh_sinh_rule` (for use inside
     numba code; ``zs, ws`` have ``(len(breaks) + 1) * len(x)`` entries)."""
     m = breaks.size
     n = x.size
-    k = 0
-    # left tail (-inf, c_0]: Phi(z) = u0 x, 1 - Phi(z) = v0 + u0 (1 - x)
-    c0 = breaks[0]
-    u0 = H_nb(-c0)
-    v0 = H_nb(c0)
-    log_u0 = log_H_nb(-c0)
-    for i in range(n):
-        lu = log_u0 + math.log(x[i])
-        if lu < -700.0:
-            zs[k] = c0  # weight underflows to zero
-            ws[k] = 0.0
-        else:
-            p = math.exp(lu)
-            zs[k] = _ndtri_lower(p) if p <= 0.5 else -_ndtri_lower(v0 + u0 * xc[i])
-            ws[k] = u0 * wts[i]
-        k += 1
+    left_tail_fill(breaks[0], x, xc, wts, zs, ws)
+    k = n
     # finite pieces [c_j, c_{j+1}] with Gaussian weight
     for j in range(m - 1):
         a = breaks[j]

@@ -177,7 +177,7 @@ def test_1rsb_inner_average_vs_monte_carlo(rng):
     v, y = 0.4, 3.0
     xs, xcs, tw = gs.tanh_sinh_rule(4)
     n = len(xs)
-    Y = sign_1rsb._inner_Y(h, v, y, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
+    Y = sign_1rsb._inner_Y(h, v, y, xs, xcs, tw)
     lam = h + math.sqrt(v) * rng.standard_normal((100000, 3))
     e = np.exp(-y * np.array([cm.sign_flip_cost(l) for l in lam]) / 2)
     assert abs(Y - e.mean()) < 4 * e.std() / math.sqrt(e.size)
@@ -202,8 +202,7 @@ def test_1rsb_multiset_quadrature_equals_tensor_rule():
         for j in range(5):
             for k in range(5):
                 h = math.sqrt(0.3) * np.array([z[i], z[j], z[k]])
-                tot += w[i] * w[j] * w[k] * math.log(sign_1rsb._inner_Y(h, 0.7, 2.0, xs, xcs, tw, np.empty(2 * n),
-                                                                  np.empty(2 * n), np.empty(1)))
+                tot += w[i] * w[j] * w[k] * math.log(sign_1rsb._inner_Y(h, 0.7, 2.0, xs, xcs, tw))
     assert sign_1rsb._energ_1rsb(3, 0.3, 2.0, 5, 3) == pytest.approx(tot, rel=1e-13)
 
 
@@ -466,7 +465,7 @@ def test_1rsb_grid_inner_and_rqmc_outer_agree_with_multiset_rule():
     rng = np.random.default_rng(5)
     for K in (3, 7):
         h = 0.8 * rng.standard_normal(K)
-        a = sign_1rsb._inner_Y(h, 0.36, 21.0, xs, xcs, tw, np.empty(2 * n), np.empty(2 * n), np.empty(1))
+        a = sign_1rsb._inner_Y(h, 0.36, 21.0, xs, xcs, tw)
         b = sign_1rsb._inner_Y_grid(h, 0.36, 21.0, *sign_1rsb._GL8)
         assert b == pytest.approx(a, rel=1e-10)
     q0, y = 0.642, 21.45

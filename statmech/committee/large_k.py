@@ -19,13 +19,13 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy import special
 
 from .. import gaussian as gs
 from ..errors import ConvergenceError, check_range
 from ..saddle import SaddlePoint
 from ._common import _stationary_2d
 from ._kernels import _eqs
+from ._large_k_kernels import _log_inner_continuum_nb
 
 __all__ = ["rs_large_K_coefficient", "monasson_zecchina", "one_rsb_large_K_coefficient", "tcm_1rsb_large_K",
            "relu_kernel_Q"]
@@ -67,19 +67,6 @@ def one_rsb_large_K_coefficient():
 _GL10 = np.polynomial.legendre.leggauss(10)
 
 
-def _log_panels(x0, scale, extent, n):
-    """GL nodes/weights on [0, extent] (offset x0) with log-spaced panels x = scale (e^tau - 1)."""
-    gx, gw = _GL10
-    tmax = np.log1p(extent / scale)                            # (nz,)
-    edges = np.linspace(0.0, 1.0, n + 1)
-    a = edges[:-1, None] * tmax[None, :]                       # (n, nz) panel starts in tau
-    h = (1.0 / n) * tmax[None, :]
-    tau = a[:, None, :] + 0.5 * h[:, None, :] * (gx[None, :, None] + 1.0)    # (n, 10, nz)
-    x = scale * np.expm1(tau)
-    w = 0.5 * h[:, None, :] * gw[None, :, None] * scale * np.exp(tau)
-    return x.reshape(-1, x.shape[-1]), w.reshape(-1, w.shape[-1])
-
-
 def _log_inner_continuum(m, s, yh, n_panels):
     r"""ln E_g exp(-yh (m + s g)_+^3), g ~ N(0, 1), in log space (Eq. 1RSB.L inner average).
 
@@ -88,25 +75,8 @@ def _log_inner_continuum(m, s, yh, n_panels):
     (down to max(0, u* - 40 s)) and right (up to u* + 40 sigma) of u*; no cut-off matters at
     double precision (the log-integrand has dropped by > 800 there).
     """
-    m = np.asarray(m, dtype=float)
-    disc = np.sqrt(1.0 + 12.0 * yh * s * s * np.maximum(m, 0.0))
-    ustar = np.where(m > 0.0, 2.0 * np.maximum(m, 0.0) / (1.0 + disc), 0.0)
-    sig = 1.0 / np.sqrt(1.0 / (s * s) + 6.0 * yh * ustar)
-    h0 = np.minimum(sig, yh ** (-1.0 / 3.0)) / 4.0
-
-    def logf(u):
-        return -0.5 * ((u - m) / s) ** 2 - yh * u ** 3 - math.log(s * math.sqrt(2.0 * math.pi))
-
-    xr, wr = _log_panels(ustar, h0, 40.0 * sig, n_panels)
-    parts = [logf(ustar + xr) + np.log(wr)]
-    left = np.minimum(ustar, 40.0 * s)
-    has_left = left > 0.0
-    if np.any(has_left):
-        xl, wl = _log_panels(ustar, h0, np.where(has_left, left, 1.0), n_panels)
-        ll = logf(np.maximum(ustar - xl, 0.0)) + np.log(wl)
-        parts.append(np.where(has_left[None, :], ll, -np.inf))
-    body = special.logsumexp(np.concatenate(parts, axis=0), axis=0)
-    return np.logaddexp(special.log_ndtr(-m / s), body)
+    m = np.ascontiguousarray(m, dtype=float)
+    return _log_inner_continuum_nb(m, float(s), float(yh), int(n_panels), _GL10[0], _GL10[1])
 
 
 def _continuum_G(q0, yh, level, n_panels):

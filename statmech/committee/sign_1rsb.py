@@ -24,7 +24,7 @@ import numpy as np
 from .. import gaussian as gs
 from ..errors import ConvergenceError, check_int
 from ..gaussian import G_nb, H_nb
-from ..gaussian import piecewise_fill as gs_fill  # numba node filler of the core
+from ..gaussian import left_tail_fill  # numba node filler of the core
 from ..saddle import SaddlePoint
 from ._common import _check_K, _sobol_normal_points, _stationary_2d
 from ._kernels import _LOGFACT, _eqs, _multiset_weight, _multisets_next
@@ -64,22 +64,103 @@ def _esym(c, b, skip, k, buf):
 
 
 @numba.njit(cache=True)
-def _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk):
-    """Y(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2) for majority vote (sign units)."""
-    return _inner_Y_mu(h, v, y, 0.0, xs, xcs, tw, zbuf, wbuf, brk)
+def _unit_tables(hs, v, y, xs, xcs, tw):
+    """Per-unit pieces of Y(h) (:func:`_inner_Y`) for the unit fields ``hs[a]``: they depend on
+    one or two units only, so the outer multiset sum looks them up instead of recomputing them.
+
+    pp[a] = P(lambda_a > 0); E[a, i] = w_i e^{-y s^2/2} at node i of the s-integral of unit a
+    as the largest flipped one (lambda_a = -s; 0 where the node carries no weight);
+    C[a, i, b] = c_b(s), B[a, i, b] = b_b(s) at that s.
+    """
+    n = hs.shape[0]
+    nn = xs.shape[0]
+    sv = math.sqrt(v)
+    pp = np.empty(n)
+    for a in range(n):
+        pp[a] = H_nb(-hs[a] / sv)
+    a1 = 1.0 + y * v
+    sig = math.sqrt(v / a1)
+    pref = np.empty(n)
+    muj = np.empty(n)
+    for a in range(n):
+        pref[a] = math.exp(-y * hs[a] * hs[a] / (2.0 * a1)) / math.sqrt(a1)
+        muj[a] = hs[a] / a1
+    zbuf = np.empty(nn)
+    wbuf = np.empty(nn)
+    E = np.zeros((n, nn))
+    C = np.zeros((n, nn, n))
+    B = np.zeros((n, nn, n))
+    for a in range(n):
+        left_tail_fill(-hs[a] / sv, xs, xcs, tw, zbuf, wbuf)
+        for i in range(nn):
+            wi = wbuf[i]
+            if wi == 0.0:
+                continue
+            lam = hs[a] + sv * zbuf[i]
+            if lam >= 0.0:
+                continue
+            s = -lam
+            E[a, i] = wi * math.exp(-0.5 * y * s * s)
+            for b in range(n):
+                C[a, i, b] = pp[b] + pref[b] * _ival(-s, 0.0, muj[b], sig)
+                B[a, i, b] = H_nb((s + hs[b]) / sv)
+    return pp, E, C, B
 
 
 @numba.njit(cache=True)
-def _inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk):
-    """Y_mu(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2 + mu n_f(lambda)), n_f the number of
-    flipped units (mu = 0: :func:`_inner_Y`; d ln Y_mu/d mu at 0 is the tilted mean of n_f,
-    the coefficient of the leading finite-(1 - q1) correction, docs/committee.md).
+def _Y_from_tables(rows, pp, E, C, B):
+    """Y(h) of :func:`_inner_Y` for units h_j = hs[rows[j]], from :func:`_unit_tables` of hs."""
+    K = rows.shape[0]
+    m = (K + 1) // 2
+    buf = np.empty(K + 1)
+    pr = np.empty(K)
+    qq = np.empty(K)
+    for j in range(K):
+        pr[j] = pp[rows[j]]
+        qq[j] = 1.0 - pr[j]
+    # P(n_+ >= m)
+    Y = 0.0
+    for k in range(m, K + 1):
+        Y += _esym(pr, qq, -1, k, buf)
+    c = np.empty(K)
+    b = np.empty(K)
+    for l in range(K):
+        a = rows[l]
+        acc = 0.0
+        for i in range(E.shape[1]):
+            e = E[a, i]
+            if e == 0.0:
+                continue
+            for j in range(K):
+                if j == l:
+                    continue
+                c[j] = C[a, i, rows[j]]
+                b[j] = B[a, i, rows[j]]
+            acc += e * _esym(c, b, l, m - 1, buf)
+        Y += acc
+    return Y
+
+
+@numba.njit(cache=True)
+def _inner_Y(h, v, y, xs, xcs, tw):
+    """Y(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2) for majority vote (sign units).
 
     Y = P(n_+ >= m) + sum_l int_0^inf ds f_l(s) e^{-y s^2/2} e_{m-1}(c(s), b(s)) where unit l is
     the largest flipped negative at lambda_l = -s, c_j(s) = P(lambda_j > 0) + A_j(s),
     A_j(s) = int_{-s}^0 N(lambda; h_j, v) e^{-y lambda^2/2}, b_j(s) = P(lambda_j < -s).
     The s-integral is taken in z = (lambda_l - h_l)/sqrt(v) with the Gaussian measure on
     (-inf, -h_l/sqrt(v)) (tanh--sinh on the probability scale, no cut-off).
+    """
+    pp, E, C, B = _unit_tables(h, v, y, xs, xcs, tw)
+    return _Y_from_tables(np.arange(h.shape[0]), pp, E, C, B)
+
+
+@numba.njit(cache=True)
+def _inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk):
+    """Y_mu(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2 + mu n_f(lambda)), n_f the number of
+    flipped units (mu = 0: :func:`_inner_Y`; d ln Y_mu/d mu at 0 is the tilted mean of n_f,
+    the coefficient of the leading finite-(1 - q1) correction, docs/committee.md).  The same
+    reduction as :func:`_inner_Y`, each flipped unit weighted by e^mu.
     """
     K = h.shape[0]
     m = (K + 1) // 2
@@ -131,23 +212,16 @@ def _inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk):
 
 @numba.njit(cache=True)
 def _outer_1rsb(z, w, K, q0, y, xs, xcs, tw, logfact):
+    """E_{t0} ln Y on the multisets of the rule (z, w); unit fields sqrt(q0) z take only n values,
+    so the per-unit pieces of Y are tabulated once (:func:`_unit_tables`)."""
     n = z.shape[0]
     idx = np.zeros(K, dtype=np.int64)
-    h = np.empty(K)
-    nn = xs.shape[0]
-    zbuf = np.empty(2 * nn)
-    wbuf = np.empty(2 * nn)
-    brk = np.empty(1)
-    v = 1.0 - q0
-    sq = math.sqrt(q0)
+    pp, E, C, B = _unit_tables(math.sqrt(q0) * z, 1.0 - q0, y, xs, xcs, tw)
     acc = 0.0
     while True:
         wt = _multiset_weight(idx, w, logfact)
         if wt > 0.0:
-            for j in range(K):
-                h[j] = sq * z[idx[j]]
-            Y = _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk)
-            acc += wt * math.log(Y)
+            acc += wt * math.log(_Y_from_tables(idx, pp, E, C, B))
         if not _multisets_next(idx, n):
             break
     return acc

@@ -75,10 +75,6 @@ def _energ_2rsb(z0, w0, zm, lwm, K, q0, q1, y1, y2, xs, xcs, tw, logfact):
     jdx = np.zeros(K, dtype=np.int64)
     h = np.empty(K)
     a = np.empty(K)
-    nn = xs.shape[0]
-    zbuf = np.empty(2 * nn)
-    wbuf = np.empty(2 * nn)
-    brk = np.empty(1)
     v = 1.0 - q1
     sq = math.sqrt(q0)
     sd = math.sqrt(q1 - q0)
@@ -101,7 +97,7 @@ def _energ_2rsb(z0, w0, zm, lwm, K, q0, q1, y1, y2, xs, xcs, tw, logfact):
                     f //= nm
                     h[l] = a[l] + sd * zm[jdx[l]]
                     lw += lwm[jdx[l]]
-                lse = _logaddexp(lse, lw + r * math.log(_inner_Y(h, v, y2, xs, xcs, tw, zbuf, wbuf, brk)))
+                lse = _logaddexp(lse, lw + r * math.log(_inner_Y(h, v, y2, xs, xcs, tw)))
             acc += wt * lse
         if not _multisets_next(idx, n0):
             break
