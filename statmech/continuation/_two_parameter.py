@@ -152,7 +152,7 @@ def _fold_transversality(problem, point, param, tol):
     A branch point of the problem solves the fold system too (F = 0, F_x v = 0) but has
     phi . F_p = 0, so where the fold and a branch point approach each other (a fold line ending
     on a branch-point line) a long step can land on the branch point; such a point, or a fold
-    whose |phi . F_p| is below ``tol`` max(|F_p|, |F_p| at the start) (not distinguishable from
+    whose ``|phi . F_p|`` is below ``tol`` max(``|F_p|``, ``|F_p|`` at the start) (not distinguishable from
     the branch point), is refused."""
     n = problem.n
     f0 = float(np.linalg.norm(problem.Fp(point.x, point.p)))
@@ -171,12 +171,12 @@ def continue_point(problem, point, param, q_min, q_max, ds=0.01, fold_tol=1e-4, 
     """Continue a fold / branch point / stability change / coexistence point in ``param``.
 
     Returns a :class:`Curve` giving p(q) (and the order parameters) along the line.  A fold line
-    accepts only points with |phi . F_p| > ``fold_tol`` |F_p| (phi the left null vector of F_x,
-    |F_p| at least its value at the start; ``Curve.p_at`` applies the same test): a branch point
+    accepts only points with ``|phi . F_p|`` > ``fold_tol`` ``|F_p|`` (phi the left null vector of F_x,
+    ``|F_p|`` at least its value at the start; ``Curve.p_at`` applies the same test): a branch point
     of the problem also solves the fold system, and where the two lines approach each other a
     step could otherwise land on the branch-point line and follow it.  The end of a fold line
     that stops there has status "fold_degenerate" (fold not distinguishable from the branch
-    point at ``fold_tol``).  The default 1e-4 is ~30 times the largest |phi . F_p| / |F_p|
+    point at ``fold_tol``).  The default 1e-4 is ~30 times the largest ``|phi . F_p| / |F_p|``
     measured at fold-system points that had landed on the SCM branch point (3e-6).
     """
     if param not in problem.params:

@@ -98,7 +98,7 @@ def infinite_K_branch(R, activation="relu"):
     gamma = 0), ``free_energy`` (phi) and ``curvature`` (phi'' > 0: a minimum).  R = 0 (the
     unspecialized plateau) is a stationary point for every alpha, so alpha(0) is undetermined:
     ValueError.  Vectorized over R in (-1, 1), R != 0; ValueError for a linear pair moment (no
-    specialized branch, see :func:`transitions`); ConvergenceError where |R| is so small that
+    specialized branch, see :func:`transitions`); ConvergenceError where ``|R|`` is so small that
     phi'(R) underflows (alpha(R) is then alpha_d to double precision: use :func:`transitions`).
     """
     R = np.atleast_1d(np.asarray(check_range("R", R, -1.0, 1.0, lo_open=True, hi_open=True), dtype=float))
