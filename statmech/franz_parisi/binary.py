@@ -22,7 +22,7 @@ from ..saddle import SaddlePoint, stack
 from ._common import (_Q, _assemble, _continue, _fp_energetic, _march, _Problem, _q1t_domain, _q1t_from_y,
                       _q1t_margins, _q1t_to_y, _solve_family)
 from ._equations import _FP
-from ._quadrature import _LEVEL, _N_OUTER, _breaks, _nodes
+from ._quadrature import _LEVEL, _N_OUTER, _inner_rule
 
 
 def binary_entropy_free(d):
@@ -37,13 +37,7 @@ def binary_entropy_free(d):
 def _fp_entropic(qh0, qh1, th, ph, level=_LEVEL, n_outer=_N_OUTER):
     """E_z E_y of the Ising FP entropic integrand and its derivatives (see _equations._FP: fp_S)."""
     zs, ws = gauss_hermite(n_outer)
-    B = math.sqrt(qh1 - th * th / qh0)
-    acc = np.zeros(12)
-    for z, w in zip(zs, ws):
-        A = th / math.sqrt(qh0) * z + ph - th
-        ys, wy = _nodes(_breaks(-A / B), level)
-        acc += w * np.array(_FP.fp_S(ys, wy, z, qh0, qh1, th, ph))
-    return acc
+    return np.array(_FP.fp_sum_S(zs, ws, qh0, qh1, th, ph, *_inner_rule(level)))
 
 
 def _binary_eval(x, p, ref, alpha, kappa, quad=_Q):
