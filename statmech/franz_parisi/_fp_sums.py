@@ -1,7 +1,8 @@
 """Outer quadrature loops of the FP integrals around a typical reference (numba).
 
-Not imported directly: ``@kernels(include=("statmech.franz_parisi._fp_sums",))`` on
-``statmech.franz_parisi._equations._FP`` appends this text to the generated kernel module,
+Not imported directly: ``@kernels(include=("statmech.franz_parisi._rules",
+"statmech.franz_parisi._fp_sums"))`` on ``statmech.franz_parisi._equations._FP`` appends this
+text (after the inner rules of :mod:`._rules`) to the generated kernel module,
 where ``fp_S`` and ``fp_E`` (the sympy integrands with their gradients and Hessians, summed
 over inner nodes) are module globals; call the loops as ``_FP.fp_sum_S`` and ``_FP.fp_sum_E``.
 
@@ -19,59 +20,7 @@ import numpy as np
 
 if typing.TYPE_CHECKING:
     from statmech.franz_parisi._equations import fp_E, fp_S
-
-
-@numba.njit(cache=True)
-def fp_fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, zs, ws):
-    """Fill ``zs, ws`` with the rule of ``_quadrature._nodes(brk[:nb])`` (``brk`` sorted,
-    de-duplicated, inside the frame); returns the number of nodes."""
-    k = 0
-    for i in range(lz.size):
-        zs[k] = lz[i]
-        ws[k] = lw[i]
-        k += 1
-    a = -frame
-    for j in range(nb + 1):
-        b = brk[j] if j < nb else frame
-        L = b - a
-        for i in range(x.size):
-            z = a + L * x[i] if x[i] < 0.5 else a + L - L * xc[i]
-            zs[k] = z
-            ws[k] = L * w[i] * math.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
-            k += 1
-        a = b
-    for i in range(rz.size):
-        zs[k] = rz[i]
-        ws[k] = rw[i]
-        k += 1
-    return k
-
-
-@numba.njit(cache=True)
-def fp_breaks(v0, v1, frame, brk):
-    """``_quadrature._breaks(v0, v1)`` restricted to ``|b| < frame - 1e-9`` (as in ``_nodes``),
-    written to ``brk``; returns how many."""
-    vals = np.empty(2)
-    n = 0
-    if math.isfinite(v0):
-        vals[n] = v0
-        n += 1
-    if math.isfinite(v1):
-        vals[n] = v1
-        n += 1
-    if n == 0:
-        vals[0] = 0.0
-        n = 1
-    if n == 2 and vals[1] < vals[0]:
-        vals[0], vals[1] = vals[1], vals[0]
-    m = 0
-    for i in range(n):
-        if i > 0 and not vals[i] - vals[i - 1] > 1e-12 * (1.0 + abs(vals[i])):
-            continue
-        if abs(vals[i]) < frame - 1e-9:
-            brk[m] = vals[i]
-            m += 1
-    return m
+    from statmech.franz_parisi._rules import breaks2, fill_nodes
 
 
 @numba.njit(cache=True)
@@ -87,8 +36,8 @@ def fp_sum_S(zo, wo, qh0, qh1, th, ph, frame, x, xc, w, lz, lw, rz, rw):
     for i in range(zo.size):
         z = zo[i]
         A = th / sq * z + ph - th
-        nb = fp_breaks(-A / B, np.inf, frame, brk)
-        k = fp_fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, ys, wy)
+        nb = breaks2(-A / B, np.inf, frame, brk)
+        k = fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, ys, wy)
         r = fp_S(ys[:k], wy[:k], z, qh0, qh1, th, ph)
         for a in range(12):
             acc[a] += wo[i] * r[a]
@@ -114,8 +63,8 @@ def fp_sum_E(zo, wo, la0, q0, t, p, q1, kappa, smooth, eg, wg, frame, x, xc, w, 
         else:
             eb = (kappa - t / sq0 * z) / sv
             ea = (kappa - sq0 * z) * sv / (p - t) if p != t else np.inf
-            nb = fp_breaks(eb, ea, frame, brk)
-            k = fp_fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, es, we)
+            nb = breaks2(eb, ea, frame, brk)
+            k = fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, es, we)
             r = fp_E(es[:k], we[:k], z, q0, t, p, q1, kappa, la0[i])
         for a in range(9):
             acc[a] += wo[i] * r[a]

@@ -21,7 +21,7 @@ from ..gaussian import tanh_sinh_rule, gauss_hermite, log_H
 from ..saddle import SaddlePoint, newton, vectorize_over
 from ._common import _capped, _follow, _secant
 from ._equations import _STO
-from ._quadrature import _LEVEL, _breaks, _nodes
+from ._quadrature import _LEVEL, _breaks, _inner_rule, _nodes
 
 _N_STO = 64  # outer Gauss-Hermite order for the stochastic-perceptron reference
 
@@ -65,15 +65,7 @@ def _x_shift(xs, wx, z, qm, qs, beta):
 def _sto_pattern_term(qm, qs, beta, n=_N_STO):
     """E_z log E_x H(u)^beta and its q_m derivative."""
     zs, ws = gauss_hermite(n)
-    G = 0.0
-    dG = 0.0
-    for z, w in zip(zs, ws):
-        xs, wx = _x_nodes(z, qm, qs)
-        c = _x_shift(xs, wx, z, qm, qs, beta)
-        S0, S1 = _STO.sto_x(xs, wx, z, qm, qs, beta, c)
-        G += w * (c + math.log(S0))
-        dG += w * S1 / S0
-    return G, dG
+    return _STO.sto_sum_x(zs, ws, qm, qs, beta, *_inner_rule(_LEVEL))
 
 
 @dataclass(frozen=True)
