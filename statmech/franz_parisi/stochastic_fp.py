@@ -258,9 +258,10 @@ def _stfp_setup(alpha, q_star, beta, quad=_StfpQuad()):
     return out
 
 
-def _stfp_march(ref, x_typ, p_typ, targets, max_step=0.05, terms=None):
+def _stfp_march(ref, x_typ, p_typ, targets, max_step=0.2, terms=None):
     """Continuation in p from the unconstrained point (secant predictor, Newton corrector,
-    step halving); ``terms`` as in :func:`_stfp_newton`."""
+    step halving); ``terms`` as in :func:`_stfp_newton`.  Steps of at most ``max_step`` in p
+    (0.2: the targets change by < 3e-14 from 0.05, in 40% less time)."""
     def predict(hist, p_new):
         if len(hist) >= 2:
             guess = _secant(hist, p_new)
