@@ -37,17 +37,7 @@ def _site_moments(A, qh, n=_N_STO):
     zs, ws = gauss_hermite(n)
     mp, mn, wm = _m_nodes()
     out = np.empty((zs.size, 5))
-    sq = math.sqrt(qh)
-    for i, z in enumerate(zs):
-        h = sq * z
-        if A > 0 and abs(h / A) <= 1.0:
-            c = h * h / (2 * A)
-        else:
-            c = -A / 2 + abs(h)
-        Zp, Mp, Qp = _STO.sto_m(mp, wm, A, h, c)
-        Zn, Mn, Qn = _STO.sto_m(mn, wm, A, h, c)
-        Z = Zp + Zn
-        out[i] = (c + math.log(Z), (Mp + Mn) / Z, (Qp + Qn) / Z, (Zp - Zn) / Z, (Mp - Mn) / Z)
+    _STO.sto_site_moments(zs, math.sqrt(qh), float(A), mp, mn, wm, out)
     return zs, ws, out
 
 
