@@ -111,14 +111,15 @@ class SaddlePoint:
 def jacobian_fd(F, x, h=None):
     """Central finite-difference Jacobian of F at x."""
     x = np.asarray(x, dtype=float)
-    f0 = np.atleast_1d(F(x))
-    J = np.empty((f0.size, x.size))
+    cols = []
     for j in range(x.size):
         hj = h if h is not None else 1e-6 * max(1.0, abs(x[j]))
         e = np.zeros_like(x)
         e[j] = hj
-        J[:, j] = (np.atleast_1d(F(x + e)) - np.atleast_1d(F(x - e))) / (2 * hj)
-    return J
+        cols.append((np.atleast_1d(F(x + e)) - np.atleast_1d(F(x - e))) / (2 * hj))
+    if not cols:
+        return np.empty((np.atleast_1d(F(x)).size, 0))
+    return np.stack(cols, axis=1)
 
 
 def hessian_fd(f, x, h=None):

@@ -24,7 +24,7 @@ from ..errors import ConvergenceError
 from ..gaussian import gauss_hermite, log_H
 from ..saddle import SaddlePoint, newton, stack
 from ._equations import _FP
-from ._quadrature import _LEVEL, _N_OUTER, _breaks, _nodes
+from ._quadrature import _LEVEL, _N_OUTER, _inner_rule
 from .reference import _reference
 
 
@@ -44,19 +44,9 @@ def _fp_energetic(q0, t, p, q1, kappa, level=_LEVEL, n_outer=_N_OUTER, n_gh=96):
     wa = sx * sv / abs(p - t) if p != t else math.inf
     wb = math.sqrt(1.0 - q1) / sv
     smooth = min(wa, wb) >= 0.4
-    if smooth:
-        eg, wg = gauss_hermite(n_gh)
-    acc = np.zeros(9)
-    for z, w in zip(zs, ws):
-        if smooth:
-            es, we = eg, wg
-        else:
-            eb = (kappa - t / sq0 * z) / sv
-            ea = (kappa - sq0 * z) * sv / (p - t) if p != t else np.inf
-            es, we = _nodes(_breaks(eb, ea), level)
-        la0 = float(log_H((kappa - sq0 * z) / math.sqrt(1.0 - q0)))
-        acc += w * np.array(_FP.fp_E(es, we, z, q0, t, p, q1, kappa, la0))
-    return acc
+    eg, wg = gauss_hermite(n_gh)
+    la0 = log_H((kappa - sq0 * zs) / math.sqrt(1.0 - q0))
+    return np.array(_FP.fp_sum_E(zs, ws, la0, q0, t, p, q1, kappa, smooth, eg, wg, *_inner_rule(level)))
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,13 @@ Hessians come from :func:`sympy.diff`.  Notation and derivations: ``docs/franz_p
 ``_FP``
     The FP functional around a typical reference: entropic term of Ising weights
     (``fp_S``), energetic term of both weight types (``fp_E``), entropic term of spherical
-    weights (``sph_fp_S``), used by :mod:`.binary`, :mod:`.spherical` and :mod:`._common`.
+    weights (``sph_fp_S``), used by :mod:`.binary`, :mod:`.spherical` and :mod:`._common`;
+    compiled together with the outer quadrature loops of :mod:`._fp_sums` (``fp_sum_S``,
+    ``fp_sum_E``).
 ``_STO``
     The stochastic-perceptron reference, thesis Eqs. 2.49, 2.53, 2.54 corrected
-    (``sto_m``, ``sto_x``, ``sto_err``), used by :mod:`.stochastic`.
+    (``sto_m``, ``sto_x``, ``sto_err``), used by :mod:`.stochastic`; compiled together with the
+    outer loop of :mod:`._sto_sums` (``sto_sum_x``).
 ``_STFP``
     The FP functional around ``sign(m)`` of the stochastic perceptron, thesis Eqs. 2.55--2.56
     (``stfp_S``, ``stfp_E``), compiled together with the hand-written quadrature sums of
@@ -60,7 +63,7 @@ def _REF():
     }
 
 
-@kernels
+@kernels(include=("statmech.franz_parisi._rules", "statmech.franz_parisi._fp_sums"))
 def _FP():
     """FP functional around a typical reference (binary and spherical weights)."""
     z, y, e = sp.symbols("z y e", real=True)
@@ -105,7 +108,7 @@ def _FP():
     }
 
 
-@kernels
+@kernels(include=("statmech.franz_parisi._rules", "statmech.franz_parisi._sto_sums"))
 def _STO():
     """Stochastic-perceptron reference (thesis Eqs. 2.49, 2.53, 2.54, corrected)."""
     z, m, x = sp.symbols("z m x", real=True)

@@ -34,6 +34,15 @@ def _frame_tails(level):
     return zs[:n].copy(), ws[:n].copy(), zs[2 * n:].copy(), ws[2 * n:].copy()
 
 
+@lru_cache(maxsize=8)
+def _inner_rule(level):
+    """``(frame, x, xc, w, tail nodes and weights)``: the arguments of the numba loops of
+    :mod:`._fp_sums`, which build the rule of :func:`_nodes` per outer node."""
+    x, xc, w = tanh_sinh_rule(level)
+    return (_FRAME, np.ascontiguousarray(x), np.ascontiguousarray(xc), np.ascontiguousarray(w),
+            *_frame_tails(level))
+
+
 def _nodes(breaks, level):
     """Same rule as ``piecewise_nodes(breaks + [-F, F], level)`` for breaks inside (-F, F)
     (tanh-sinh on every finite piece, probability-scale tanh-sinh on the two tails), with the

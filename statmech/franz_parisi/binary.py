@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
 
 from ..errors import ConvergenceError, check_range
 from ..gaussian import gauss_hermite
@@ -22,7 +21,7 @@ from ..saddle import SaddlePoint, stack
 from ._common import (_Q, _assemble, _continue, _fp_energetic, _march, _Problem, _q1t_domain, _q1t_from_y,
                       _q1t_margins, _q1t_to_y, _solve_family)
 from ._equations import _FP
-from ._quadrature import _LEVEL, _N_OUTER, _breaks, _nodes
+from ._quadrature import _LEVEL, _N_OUTER, _inner_rule
 
 
 def binary_entropy_free(d):
@@ -37,13 +36,7 @@ def binary_entropy_free(d):
 def _fp_entropic(qh0, qh1, th, ph, level=_LEVEL, n_outer=_N_OUTER):
     """E_z E_y of the Ising FP entropic integrand and its derivatives (see _equations._FP: fp_S)."""
     zs, ws = gauss_hermite(n_outer)
-    B = math.sqrt(qh1 - th * th / qh0)
-    acc = np.zeros(12)
-    for z, w in zip(zs, ws):
-        A = th / math.sqrt(qh0) * z + ph - th
-        ys, wy = _nodes(_breaks(-A / B), level)
-        acc += w * np.array(_FP.fp_S(ys, wy, z, qh0, qh1, th, ph))
-    return acc
+    return np.array(_FP.fp_sum_S(zs, ws, qh0, qh1, th, ph, *_inner_rule(level)))
 
 
 def _binary_eval(x, p, ref, alpha, kappa, quad=_Q):
@@ -180,14 +173,39 @@ def _solve_near(problem, p, known):
     return _continue(problem, hist, [p])[p]
 
 
+def _bracketed_newton(f, lo, hi, f_lo, f_hi, xtol, maxiter=60):
+    """Root of ``f(d) -> (value, derivative)`` in ``[lo, hi]`` (``f_lo < 0 < f_hi``): Newton steps
+    from the regula-falsi point, bisection whenever a step leaves the current bracket; stops
+    when a step is below ``xtol`` and returns the point after it."""
+    a, b = lo, hi
+    d = lo + (hi - lo) * (-f_lo) / (f_hi - f_lo)
+    for _ in range(maxiter):
+        s, ds = f(d)
+        if s == 0.0:
+            return d
+        if s < 0:
+            a = d
+        else:
+            b = d
+        dn = d - s / ds if ds != 0.0 else math.nan
+        if not a < dn < b:
+            dn = 0.5 * (a + b)
+        if abs(dn - d) <= xtol:
+            return dn
+        d = dn
+    raise ConvergenceError("binary_zero_crossing: the root of S_FP(d) was not reached",
+                           diagnostics={"bracket": (a, b), "d": d})
+
+
 def binary_zero_crossing(alpha, kappa=0.0, *, xtol=1e-9):
     """Smallest distance d0 > 0 where the RS Franz--Parisi entropy of the Ising perceptron
     (:func:`binary_perceptron`) crosses zero: for d < d0 the RS count of solutions around a
     typical solution is negative (no solutions at those distances: typical solutions are
     isolated), for d0 < d < d_typical it is positive.
 
-    Brent's method on ``S_FP(d)`` bracketed on a geometric grid; each evaluation is a warm-started
-    Newton solve.  Returns a SaddlePoint (the FP solution at ``d = d0``) with ``d0`` in
+    Newton's method on ``S_FP(d)`` (with its analytic derivative ``dS_dd``) safeguarded by the
+    bracket found on a geometric grid; each evaluation is a warm-started Newton solve.  ``d0`` is
+    resolved to ``xtol`` relative to the bracket.  Returns a SaddlePoint (the FP solution at ``d = d0``) with ``d0`` in
     ``thermo['d_zero']``; the bracketing grid and the entropy there are in ``extra``.
     ``alpha`` may be an array (one crossing per value).
     """
@@ -218,13 +236,14 @@ def binary_zero_crossing(alpha, kappa=0.0, *, xtol=1e-9):
         raise ConvergenceError("binary_zero_crossing: no sign change of S_FP found on the grid",
                                diagnostics={"alpha": alpha, "smallest d": grid[-1]})
 
-    def f(d):
+    def f(d):  # S_FP and dS_FP/dd (analytic: -2 dS/dp)
         p = 1.0 - 2.0 * d
         info = _solve_near(prob, p, known)
         known.append((p, info.x))
-        return prob.thermo(info.x, p)[0]
+        s, dS_dp = prob.thermo(info.x, p)[:2]
+        return s, -2.0 * dS_dp
 
-    d0 = optimize.brentq(f, lo, hi, xtol=xtol * lo, rtol=1e-12)
+    d0 = _bracketed_newton(f, lo, hi, ent[lo], ent[hi], xtol * lo)
     info = _solve_near(prob, 1.0 - 2.0 * d0, known)
     sp_ = _assemble(prob, d0, 1.0 - 2.0 * d0, info, info.x, prob.ref.entropy, d_typ)
     thermo = dict(sp_.thermo)

@@ -21,7 +21,7 @@ from ..gaussian import tanh_sinh_rule, gauss_hermite, log_H
 from ..saddle import SaddlePoint, newton, vectorize_over
 from ._common import _capped, _follow, _secant
 from ._equations import _STO
-from ._quadrature import _LEVEL, _breaks, _nodes
+from ._quadrature import _LEVEL, _breaks, _inner_rule, _nodes
 
 _N_STO = 64  # outer Gauss-Hermite order for the stochastic-perceptron reference
 
@@ -37,17 +37,7 @@ def _site_moments(A, qh, n=_N_STO):
     zs, ws = gauss_hermite(n)
     mp, mn, wm = _m_nodes()
     out = np.empty((zs.size, 5))
-    sq = math.sqrt(qh)
-    for i, z in enumerate(zs):
-        h = sq * z
-        if A > 0 and abs(h / A) <= 1.0:
-            c = h * h / (2 * A)
-        else:
-            c = -A / 2 + abs(h)
-        Zp, Mp, Qp = _STO.sto_m(mp, wm, A, h, c)
-        Zn, Mn, Qn = _STO.sto_m(mn, wm, A, h, c)
-        Z = Zp + Zn
-        out[i] = (c + math.log(Z), (Mp + Mn) / Z, (Qp + Qn) / Z, (Zp - Zn) / Z, (Mp - Mn) / Z)
+    _STO.sto_site_moments(zs, math.sqrt(qh), float(A), mp, mn, wm, out)
     return zs, ws, out
 
 
@@ -65,15 +55,7 @@ def _x_shift(xs, wx, z, qm, qs, beta):
 def _sto_pattern_term(qm, qs, beta, n=_N_STO):
     """E_z log E_x H(u)^beta and its q_m derivative."""
     zs, ws = gauss_hermite(n)
-    G = 0.0
-    dG = 0.0
-    for z, w in zip(zs, ws):
-        xs, wx = _x_nodes(z, qm, qs)
-        c = _x_shift(xs, wx, z, qm, qs, beta)
-        S0, S1 = _STO.sto_x(xs, wx, z, qm, qs, beta, c)
-        G += w * (c + math.log(S0))
-        dG += w * S1 / S0
-    return G, dG
+    return _STO.sto_sum_x(zs, ws, qm, qs, beta, *_inner_rule(_LEVEL))
 
 
 @dataclass(frozen=True)

@@ -188,22 +188,27 @@ def _stfp_in_domain(x, ref):
     return all(v > 0 for v in _stfp_margins(x, ref).values())
 
 
-def _stfp_newton(ref, x0, p, free_p=False, tol=1e-9):
+def _stfp_newton(ref, x0, p, free_p=False, tol=1e-9, terms=None):
+    """Newton with the analytic Hessian.  ``terms``, if a dict, receives the
+    ``_stfp_grad(x, p, ref, free_p)`` of the solution under ``(p, x.tobytes())``."""
     cache = {}
 
     def F(v):
         if not _stfp_in_domain(v, ref):
             return np.full(7, 1e6)
-        g, S, GS, GE = _stfp_grad(v, p, ref, free_p)
-        cache[v.tobytes()] = _stfp_hess(GS, GE, ref.alpha, free_p)
-        return g
+        gr = _stfp_grad(v, p, ref, free_p)
+        cache[v.tobytes()] = (gr, _stfp_hess(gr[2], gr[3], ref.alpha, free_p))
+        return gr[0]
 
     def jac(v):
         key = v.tobytes()
         if key not in cache:
             F(v)
-        return cache[key]
-    return newton(F, x0, jac, tol=tol, xtol=1e-10, maxiter=40, in_domain=lambda v: _stfp_in_domain(v, ref))
+        return cache[key][1]
+    info = newton(F, x0, jac, tol=tol, xtol=1e-10, maxiter=40, in_domain=lambda v: _stfp_in_domain(v, ref))
+    if terms is not None and info.x.tobytes() in cache:
+        terms[(p, info.x.tobytes())] = cache[info.x.tobytes()][0]
+    return info
 
 
 _STFP_CACHE: dict = {}
@@ -225,15 +230,26 @@ def _stfp_setup(alpha, q_star, beta, quad=_StfpQuad()):
     def full(v):
         return np.array([q0, v[0], v[0], qh0, v[1], v[1], 0.0])
 
+    cache = {}
+
     def F2(v):
         xx = full(v)
         if not _stfp_in_domain(xx, ref):
             return np.full(2, 1e6)
-        g = _stfp_grad(xx, 0.0, ref, True)[0]
+        g, S, GS, GE = _stfp_grad(xx, 0.0, ref, True)
+        J = _stfp_hess(GS, GE, ref.alpha, True)
+        # chain rule through full(): d/dt = d/dt + d/dR, d/dt_hat = d/dt_hat + d/dR_hat
+        cache[v.tobytes()] = np.array([[J[1, 1] + J[1, 2], J[1, 4] + J[1, 5]],
+                                       [J[4, 1] + J[4, 2], J[4, 4] + J[4, 5]]])
         return np.array([g[1], g[4]])
 
+    def J2(v):
+        if v.tobytes() not in cache:
+            F2(v)
+        return cache[v.tobytes()]
+
     t0 = 0.5 * math.sqrt(q0 * ref.r.q_m)
-    x2 = newton(F2, [t0, 0.3], tol=1e-10, xtol=1e-10, maxiter=60,
+    x2 = newton(F2, [t0, 0.3], J2, tol=1e-10, xtol=1e-10, maxiter=60,
                 in_domain=lambda v: _stfp_in_domain(full(v), ref)).x
     info = _stfp_newton(ref, full(x2), 0.0, free_p=True, tol=1e-10)
     g, S, GS, GE = _stfp_grad(info.x, 0.0, ref, True)
@@ -242,9 +258,10 @@ def _stfp_setup(alpha, q_star, beta, quad=_StfpQuad()):
     return out
 
 
-def _stfp_march(ref, x_typ, p_typ, targets, max_step=0.05):
+def _stfp_march(ref, x_typ, p_typ, targets, max_step=0.2, terms=None):
     """Continuation in p from the unconstrained point (secant predictor, Newton corrector,
-    step halving)."""
+    step halving); ``terms`` as in :func:`_stfp_newton`.  Steps of at most ``max_step`` in p
+    (0.2: the targets change by < 3e-14 from 0.05, in 40% less time)."""
     def predict(hist, p_new):
         if len(hist) >= 2:
             guess = _secant(hist, p_new)
@@ -260,7 +277,7 @@ def _stfp_march(ref, x_typ, p_typ, targets, max_step=0.05):
         tg = sorted([p for p in targets if (p - p_typ) * side > 0], key=lambda p: abs(p - p_typ))
         hist = [(p_typ, x_typ)]
         for p_goal in tg:
-            steps = _follow(hist, p_goal, lambda x0, p: _stfp_newton(ref, x0, p), predict, _capped(max_step), 10,
+            steps = _follow(hist, p_goal, lambda x0, p: _stfp_newton(ref, x0, p, terms=terms), predict, _capped(max_step), 10,
                             fail)
             if steps:  # (a repeated target needs none)
                 sols[p_goal] = steps[-1][1]
@@ -313,7 +330,8 @@ def stochastic_perceptron(alpha, d, q_star, beta=20.0):
     ref, x_typ, p_typ, S_typ, S_eq = _stfp_setup(alpha, q_star, beta)
     d_typ = (1 - p_typ) / 2
     p_all = [float(1 - 2 * dd) for dd in flat]
-    sols = _stfp_march(ref, x_typ, p_typ, [p for p in p_all if p != p_typ])
+    terms = {}
+    sols = _stfp_march(ref, x_typ, p_typ, [p for p in p_all if p != p_typ], terms=terms)
     params_ref = {"q_m": ref.r.q_m, "q_hat": ref.r.q_hat, "A": ref.r.A}
     res = []
     for dd, pp in zip(flat, p_all):
@@ -324,7 +342,7 @@ def stochastic_perceptron(alpha, d, q_star, beta=20.0):
             x, resid, its = info.x, info.residual, info.iterations
         margins = _stfp_margins(x, ref)
         _require_interior("franz_parisi.stochastic_perceptron", margins, x, float(dd))
-        g, S, GS, GE = _stfp_grad(x, pp, ref)
+        g, S, GS, GE = terms.get((pp, x.tobytes())) or _stfp_grad(x, pp, ref)
         if not np.isfinite(S):
             raise ConvergenceError("stochastic_perceptron: non-finite entropy", x=x, diagnostics={"d": float(dd)})
         eig = np.linalg.eigvalsh(_stfp_hess(GS, GE, alpha))

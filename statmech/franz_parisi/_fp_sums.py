@@ -1,0 +1,71 @@
+"""Outer quadrature loops of the FP integrals around a typical reference (numba).
+
+Not imported directly: ``@kernels(include=("statmech.franz_parisi._rules",
+"statmech.franz_parisi._fp_sums"))`` on ``statmech.franz_parisi._equations._FP`` appends this
+text (after the inner rules of :mod:`._rules`) to the generated kernel module,
+where ``fp_S`` and ``fp_E`` (the sympy integrands with their gradients and Hessians, summed
+over inner nodes) are module globals; call the loops as ``_FP.fp_sum_S`` and ``_FP.fp_sum_E``.
+
+Each loop runs over the outer Gauss--Hermite nodes ``z`` and, per node, builds the inner
+piecewise tanh--sinh rule of :func:`statmech.franz_parisi._quadrature._nodes` (same nodes,
+same arithmetic: breakpoints at the sharp layers inside the frame ``[-F, F]``, cached
+probability-scale tails beyond) and accumulates ``w_z * fp_X(inner rule, z, ...)`` in the
+order of the former Python loop (``_common._fp_energetic``, ``binary._fp_entropic``).
+"""
+import math
+import typing
+
+import numba
+import numpy as np
+
+if typing.TYPE_CHECKING:
+    from statmech.franz_parisi._equations import fp_E, fp_S
+    from statmech.franz_parisi._rules import breaks2, fill_nodes
+
+
+@numba.njit(cache=True)
+def fp_sum_S(zo, wo, qh0, qh1, th, ph, frame, x, xc, w, lz, lw, rz, rw):
+    """Ising entropic term: sum_z w_z fp_S(inner rule with a break at -A/B, z, ...)."""
+    B = math.sqrt(qh1 - th * th / qh0)
+    sq = math.sqrt(qh0)
+    n_max = lz.size + rz.size + 2 * x.size
+    ys = np.empty(n_max)
+    wy = np.empty(n_max)
+    brk = np.empty(2)
+    acc = np.zeros(12)
+    for i in range(zo.size):
+        z = zo[i]
+        A = th / sq * z + ph - th
+        nb = breaks2(-A / B, np.inf, frame, brk)
+        k = fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, ys, wy)
+        r = fp_S(ys[:k], wy[:k], z, qh0, qh1, th, ph)
+        for a in range(12):
+            acc[a] += wo[i] * r[a]
+    return acc
+
+
+@numba.njit(cache=True)
+def fp_sum_E(zo, wo, la0, q0, t, p, q1, kappa, smooth, eg, wg, frame, x, xc, w, lz, lw, rz, rw):
+    """Energetic term: sum_z w_z fp_E(inner rule, z, ...); the inner rule is ``(eg, wg)``
+    (Gauss--Hermite) when ``smooth``, else piecewise with breaks at both layers."""
+    v = q1 - t * t / q0
+    sv = math.sqrt(v)
+    sq0 = math.sqrt(q0)
+    n_max = lz.size + rz.size + 3 * x.size
+    es = np.empty(n_max)
+    we = np.empty(n_max)
+    brk = np.empty(2)
+    acc = np.zeros(9)
+    for i in range(zo.size):
+        z = zo[i]
+        if smooth:
+            r = fp_E(eg, wg, z, q0, t, p, q1, kappa, la0[i])
+        else:
+            eb = (kappa - t / sq0 * z) / sv
+            ea = (kappa - sq0 * z) * sv / (p - t) if p != t else np.inf
+            nb = breaks2(eb, ea, frame, brk)
+            k = fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, es, we)
+            r = fp_E(es[:k], we[:k], z, q0, t, p, q1, kappa, la0[i])
+        for a in range(9):
+            acc[a] += wo[i] * r[a]
+    return acc
