@@ -27,7 +27,7 @@ from ..gaussian import G_nb, H_nb
 from ..gaussian import piecewise_fill as gs_fill  # numba node filler of the core
 from ..saddle import SaddlePoint
 from ._common import _check_K, _sobol_normal_points, _stationary_2d
-from ._kernels import _LOGFACT, _eqs, _multiset_weight, _multisets_next
+from ._kernels import _LOGFACT, _eqs, _multiset_point, _multiset_start
 
 __all__ = ["tcm_capacity_1rsb_point", "tcm_capacity_1rsb_rqmc"]
 
@@ -130,27 +130,25 @@ def _inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk):
 
 
 @numba.njit(cache=True)
-def _outer_1rsb(z, w, K, q0, y, xs, xcs, tw, logfact):
-    n = z.shape[0]
-    idx = np.zeros(K, dtype=np.int64)
+def _inner_bufs(xs):
+    """Work arrays (zbuf, wbuf, brk) of :func:`_inner_Y_mu` for the tanh--sinh rule xs."""
+    return np.empty(2 * xs.shape[0]), np.empty(2 * xs.shape[0]), np.empty(1)
+
+
+@numba.njit(cache=True)
+def _outer_lnY_mu(z, w, K, q0, y, mu, xs, xcs, tw, logfact):
+    """E_{t0} ln Y_mu(sqrt(q0) t0) on the multisets of (z, w) (mu = 0: E_{t0} ln Y of Eq. 1RSB.1)."""
+    idx = _multiset_start(K)
     h = np.empty(K)
-    nn = xs.shape[0]
-    zbuf = np.empty(2 * nn)
-    wbuf = np.empty(2 * nn)
-    brk = np.empty(1)
+    zbuf, wbuf, brk = _inner_bufs(xs)
     v = 1.0 - q0
     sq = math.sqrt(q0)
     acc = 0.0
     while True:
-        wt = _multiset_weight(idx, w, logfact)
-        if wt > 0.0:
-            for j in range(K):
-                h[j] = sq * z[idx[j]]
-            Y = _inner_Y(h, v, y, xs, xcs, tw, zbuf, wbuf, brk)
-            acc += wt * math.log(Y)
-        if not _multisets_next(idx, n):
-            break
-    return acc
+        wt = _multiset_point(idx, z, w, sq, logfact, h)
+        if wt == 0.0:
+            return acc
+        acc += wt * math.log(_inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk))
 
 
 # (outer Gauss-Hermite order for the Newton search, inner tanh-sinh level, outer order of the
@@ -168,8 +166,8 @@ _1RSB_START = np.array([0.575, 3.057])     # (logit q0, log y) near the K = 3 so
 def _energ_1rsb(K, q0, y, n_outer, inner_level):
     z, w = gs.gauss_hermite(n_outer)
     xs, xcs, tw = gs.tanh_sinh_rule(inner_level)
-    return _outer_1rsb(np.ascontiguousarray(z), np.ascontiguousarray(w), K, q0, y,
-                       xs, xcs, tw, _LOGFACT)
+    return _outer_lnY_mu(np.ascontiguousarray(z), np.ascontiguousarray(w), K, q0, y, 0.0,
+                         xs, xcs, tw, _LOGFACT)
 
 
 def _alpha_of(K, q0, y, n_outer, inner_level):
