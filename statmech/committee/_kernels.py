@@ -85,4 +85,49 @@ def _multiset_weight(idx, w, logfact):
     return math.exp(lw)
 
 
+@numba.njit(cache=True)
+def _multiset_start(K):
+    """Index tuple for :func:`_multiset_point` before the first multiset."""
+    idx = np.zeros(K, dtype=np.int64)
+    idx[0] = -1
+    return idx
+
+
+@numba.njit(cache=True)
+def _multiset_point(idx, z, w, scale, logfact, a):
+    """Advance ``idx`` to the next multiset of the nodes z with positive weight, fill
+    a = scale * z[idx] and return its weight (the product rule of (z, w) summed over the
+    permutations of idx); returns 0.0 when the multisets are exhausted.
+
+    The loop over a permutation-symmetric K-dimensional product rule is
+    ``idx = _multiset_start(K)`` then ``while (wt := _multiset_point(...)) > 0``."""
+    K = idx.shape[0]
+    n = z.shape[0]
+    while True:
+        if idx[0] < 0:
+            idx[0] = 0
+        elif not _multisets_next(idx, n):
+            return 0.0
+        wt = _multiset_weight(idx, w, logfact)
+        if wt > 0.0:
+            for j in range(K):
+                a[j] = scale * z[idx[j]]
+            return wt
+
+
+@numba.njit(cache=True)
+def _tensor_node(flat, a, s, z, lw, h):
+    """Node ``flat`` of the K-fold tensor rule of (z, ln w = lw) shifted to h = a + s z[j]
+    (unit 0 runs fastest); fills h and returns the node's log weight."""
+    n = z.shape[0]
+    f = flat
+    lwt = 0.0
+    for l in range(a.shape[0]):
+        j = f % n
+        f //= n
+        h[l] = a[l] + s * z[j]
+        lwt += lw[j]
+    return lwt
+
+
 _LOGFACT = np.array([math.lgamma(i + 1.0) for i in range(64)])

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..gaussian import piecewise_fill as gs_fill  # numba node filler of the core
 from ..gaussian import log_H_nb
-from ._kernels import _multiset_weight, _multisets_next
+from ._kernels import _multiset_point, _multiset_start, _tensor_node
 from ._rsb_sorted import _inner_sorted3
 from .sign_rs import _logaddexp, _rs_point_fast
 
@@ -210,47 +210,44 @@ def _make_bufs(K, nmax):
 
 
 @numba.njit(cache=True)
+def _outer_avg(z0, w0, T, K, q0, q1, m, rule, logfact):
+    """(G_E, dG/dq0, dG/dq1, dG/dm, dG/dq0 [IBP]) with the outer average on the rows of T
+    (equal weights) if T has rows, else on the multisets of (z0, w0)."""
+    nmax = max(rule[1].shape[0], 2 * rule[3].shape[0])
+    bufs = _make_bufs(K, nmax)
+    b = math.sqrt(q1 - q0)
+    se = math.sqrt(1.0 - q1)
+    sq = math.sqrt(q0)
+    out = np.zeros(5)
+    a = np.empty(K)
+    n = T.shape[0]
+    if n > 0:
+        for r in range(n):
+            for l in range(K):
+                a[l] = sq * T[r, l]
+            _outer_point(a, q0, b, se, m, rule, bufs, out, 1.0 / n)
+        return out
+    idx = _multiset_start(K)
+    while True:
+        wt = _multiset_point(idx, z0, w0, sq, logfact, a)
+        if wt == 0.0:
+            return out
+        _outer_point(a, q0, b, se, m, rule, bufs, out, wt)
+
+
+@numba.njit(cache=True)
 def _outer_multiset(z0, w0, K, q0, q1, m, rule, logfact):
     """(G_E, dG/dq0, dG/dq1, dG/dm, dG/dq0 [IBP]) with the outer average on the multisets of (z0, w0).
 
     rule = (sorted, gz, gw, xs, xcs, tw, gx, gxw, gxr, gwr): the inner rule (see
     :func:`_outer_point`; ``sorted`` selects :func:`._rsb_sorted._inner_sorted3`, K = 3)."""
-    nmax = max(rule[1].shape[0], 2 * rule[3].shape[0])
-    bufs = _make_bufs(K, nmax)
-    b = math.sqrt(q1 - q0)
-    se = math.sqrt(1.0 - q1)
-    sq = math.sqrt(q0)
-    out = np.zeros(5)
-    a = np.empty(K)
-    idx = np.zeros(K, dtype=np.int64)
-    n0 = z0.shape[0]
-    while True:
-        wt = _multiset_weight(idx, w0, logfact)
-        if wt > 0.0:
-            for l in range(K):
-                a[l] = sq * z0[idx[l]]
-            _outer_point(a, q0, b, se, m, rule, bufs, out, wt)
-        if not _multisets_next(idx, n0):
-            break
-    return out
+    return _outer_avg(z0, w0, np.empty((0, K)), K, q0, q1, m, rule, logfact)
 
 
 @numba.njit(cache=True)
 def _outer_points(T, q0, q1, m, rule):
     """Same with the outer average over the rows of T (equal weights; RQMC point sets)."""
-    n, K = T.shape
-    nmax = max(rule[1].shape[0], 2 * rule[3].shape[0])
-    bufs = _make_bufs(K, nmax)
-    b = math.sqrt(q1 - q0)
-    se = math.sqrt(1.0 - q1)
-    sq = math.sqrt(q0)
-    out = np.zeros(5)
-    a = np.empty(K)
-    for r in range(n):
-        for l in range(K):
-            a[l] = sq * T[r, l]
-        _outer_point(a, q0, b, se, m, rule, bufs, out, 1.0 / n)
-    return out
+    return _outer_avg(T[0], T[0], T, T.shape[1], q0, q1, m, rule, np.empty(0))
 
 
 @numba.njit(cache=True)
@@ -260,44 +257,34 @@ def _replicon_multiset(z0, w0, K, q0, q1, m, gz, gw, logfact):
     b = math.sqrt(q1 - q0)
     se = math.sqrt(1.0 - q1)
     sq = math.sqrt(q0)
-    n0 = z0.shape[0]
-    ni = gz.shape[0]
-    idx = np.zeros(K, dtype=np.int64)
-    jdx = np.zeros(K, dtype=np.int64)
+    idx = _multiset_start(K)
+    h = np.empty(K)
     u = np.empty(K)
     a = np.empty(K)
     lgw = np.log(gw)
     ntot = 1
-    for l in range(K):
-        ntot *= ni
+    for _ in range(K):
+        ntot *= gz.shape[0]
     acc = 0.0
     while True:
-        wt = _multiset_weight(idx, w0, logfact)
-        if wt > 0.0:
+        wt = _multiset_point(idx, z0, w0, sq, logfact, a)
+        if wt == 0.0:
+            return acc
+        shift = -np.inf
+        S = 0.0
+        SF = 0.0
+        for flat in range(ntot):
+            lw = _tensor_node(flat, a, b, gz, lgw, h)
             for l in range(K):
-                a[l] = sq * z0[idx[l]]
-            shift = -np.inf
-            S = 0.0
-            SF = 0.0
-            for flat in range(ntot):
-                f = flat
-                lw = 0.0
-                for l in range(K):
-                    jdx[l] = f % ni
-                    f //= ni
-                    u[l] = (a[l] + b * gz[jdx[l]]) / se
-                    lw += lgw[jdx[l]]
-                lZ, _, fro = _rs_point_fast(u, 1.0, True)
-                e = lw + m * lZ
-                if e > shift:
-                    sc = math.exp(shift - e)
-                    S *= sc
-                    SF *= sc
-                    shift = e
-                x = math.exp(e - shift)
-                S += x
-                SF += x * fro
-            acc += wt * SF / S
-        if not _multisets_next(idx, n0):
-            break
-    return acc
+                u[l] = h[l] / se
+            lZ, _, fro = _rs_point_fast(u, 1.0, True)
+            e = lw + m * lZ
+            if e > shift:
+                sc = math.exp(shift - e)
+                S *= sc
+                SF *= sc
+                shift = e
+            x = math.exp(e - shift)
+            S += x
+            SF += x * fro
+        acc += wt * SF / S

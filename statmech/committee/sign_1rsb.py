@@ -24,10 +24,11 @@ import numpy as np
 from .. import gaussian as gs
 from ..errors import ConvergenceError, check_int
 from ..gaussian import G_nb, H_nb
-from ..gaussian import left_tail_fill  # numba node filler of the core
+from ..gaussian import left_tail_fill  # numba node fillers of the core
+from ..gaussian import piecewise_fill as gs_fill
 from ..saddle import SaddlePoint
 from ._common import _check_K, _sobol_normal_points, _stationary_2d
-from ._kernels import _LOGFACT, _eqs, _multiset_weight, _multisets_next
+from ._kernels import _LOGFACT, _eqs, _multiset_point, _multiset_start
 
 __all__ = ["tcm_capacity_1rsb_point", "tcm_capacity_1rsb_rqmc"]
 
@@ -214,17 +215,38 @@ def _inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk):
 def _outer_1rsb(z, w, K, q0, y, xs, xcs, tw, logfact):
     """E_{t0} ln Y on the multisets of the rule (z, w); unit fields sqrt(q0) z take only n values,
     so the per-unit pieces of Y are tabulated once (:func:`_unit_tables`)."""
-    n = z.shape[0]
-    idx = np.zeros(K, dtype=np.int64)
+    idx = _multiset_start(K)
+    a = np.empty(K)
     pp, E, C, B = _unit_tables(math.sqrt(q0) * z, 1.0 - q0, y, xs, xcs, tw)
     acc = 0.0
     while True:
-        wt = _multiset_weight(idx, w, logfact)
-        if wt > 0.0:
-            acc += wt * math.log(_Y_from_tables(idx, pp, E, C, B))
-        if not _multisets_next(idx, n):
-            break
-    return acc
+        wt = _multiset_point(idx, z, w, 1.0, logfact, a)
+        if wt == 0.0:
+            return acc
+        acc += wt * math.log(_Y_from_tables(idx, pp, E, C, B))
+
+
+@numba.njit(cache=True)
+def _inner_bufs(xs):
+    """Work arrays (zbuf, wbuf, brk) of :func:`_inner_Y_mu` for the tanh--sinh rule xs."""
+    return np.empty(2 * xs.shape[0]), np.empty(2 * xs.shape[0]), np.empty(1)
+
+
+@numba.njit(cache=True)
+def _outer_lnY_mu(z, w, K, q0, y, mu, xs, xcs, tw, logfact):
+    """E_{t0} ln Y_mu(sqrt(q0) t0) on the multisets of (z, w) (mu = 0: :func:`_outer_1rsb`, the
+    same E_{t0} ln Y of Eq. 1RSB.1 without the tabulation)."""
+    idx = _multiset_start(K)
+    h = np.empty(K)
+    zbuf, wbuf, brk = _inner_bufs(xs)
+    v = 1.0 - q0
+    sq = math.sqrt(q0)
+    acc = 0.0
+    while True:
+        wt = _multiset_point(idx, z, w, sq, logfact, h)
+        if wt == 0.0:
+            return acc
+        acc += wt * math.log(_inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk))
 
 
 # (outer Gauss-Hermite order for the Newton search, inner tanh-sinh level, outer order of the
@@ -242,8 +264,7 @@ _1RSB_START = np.array([0.575, 3.057])     # (logit q0, log y) near the K = 3 so
 def _energ_1rsb(K, q0, y, n_outer, inner_level):
     z, w = gs.gauss_hermite(n_outer)
     xs, xcs, tw = gs.tanh_sinh_rule(inner_level)
-    return _outer_1rsb(np.ascontiguousarray(z), np.ascontiguousarray(w), K, q0, y,
-                       xs, xcs, tw, _LOGFACT)
+    return _outer_1rsb(np.ascontiguousarray(z), np.ascontiguousarray(w), K, q0, y, xs, xcs, tw, _LOGFACT)
 
 
 def _alpha_of(K, q0, y, n_outer, inner_level):

@@ -17,37 +17,13 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from .. import gaussian as gs
-from ._kernels import _LOGFACT, _eqs, _multiset_weight, _multisets_next
-from .sign_1rsb import _capacity_1rsb_cached, _inner_Y_mu
+from ._kernels import _LOGFACT, _eqs
+from .sign_1rsb import _capacity_1rsb_cached, _outer_lnY_mu
 
 __all__ = ["frozen_nbar", "capacity_expansion", "extrapolate_capacity"]
-
-
-@numba.njit(cache=True)
-def _outer_lnY_mu(z, w, K, q0, y, mu, xs, xcs, tw, logfact):
-    """E_{t0} ln Y_mu(sqrt(q0) t0) on the multisets of (z, w)."""
-    n = z.shape[0]
-    idx = np.zeros(K, dtype=np.int64)
-    h = np.empty(K)
-    nn = xs.shape[0]
-    zbuf = np.empty(2 * nn)
-    wbuf = np.empty(2 * nn)
-    brk = np.empty(1)
-    sq = math.sqrt(q0)
-    acc = 0.0
-    while True:
-        wt = _multiset_weight(idx, w, logfact)
-        if wt > 0.0:
-            for j in range(K):
-                h[j] = sq * z[idx[j]]
-            acc += wt * math.log(_inner_Y_mu(h, 1.0 - q0, y, mu, xs, xcs, tw, zbuf, wbuf, brk))
-        if not _multisets_next(idx, n):
-            break
-    return acc
 
 
 def frozen_nbar(K, q0, y, *, n_outer=12, inner_level=5, dmu=1e-4):

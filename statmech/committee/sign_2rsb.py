@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from .. import gaussian as gs
 from ..rsb import spherical_entropic
-from ._kernels import _LOGFACT, _multiset_weight, _multisets_next
-from .sign_1rsb import _inner_Y
+from ._kernels import _LOGFACT, _multiset_point, _multiset_start, _tensor_node
+from .sign_1rsb import _inner_bufs, _inner_Y
 from .sign_rs import _logaddexp
 
 __all__ = ["TCM2RSBResult", "tcm_2rsb_alpha", "entropic_2rsb", "tcm_2rsb_search"]
@@ -69,10 +69,7 @@ def entropic_2rsb(q0, q1, y1, y2):
 @numba.njit(cache=True)
 def _energ_2rsb(z0, w0, zm, lwm, K, q0, q1, y1, y2, xs, xcs, tw, logfact):
     """E_{t0} ln E_{t1} Y2^{y1/y2}: outer multisets of (z0, w0), middle tensor rule (zm, ln wm)."""
-    n0 = z0.shape[0]
-    nm = zm.shape[0]
-    idx = np.zeros(K, dtype=np.int64)
-    jdx = np.zeros(K, dtype=np.int64)
+    idx = _multiset_start(K)
     h = np.empty(K)
     a = np.empty(K)
     v = 1.0 - q1
@@ -81,27 +78,17 @@ def _energ_2rsb(z0, w0, zm, lwm, K, q0, q1, y1, y2, xs, xcs, tw, logfact):
     r = y1 / y2
     acc = 0.0
     ntot = 1
-    for l in range(K):
-        ntot *= nm
+    for _ in range(K):
+        ntot *= zm.shape[0]
     while True:
-        wt = _multiset_weight(idx, w0, logfact)
-        if wt > 0.0:
-            for l in range(K):
-                a[l] = sq * z0[idx[l]]
-            lse = -np.inf
-            for flat in range(ntot):
-                f = flat
-                lw = 0.0
-                for l in range(K):
-                    jdx[l] = f % nm
-                    f //= nm
-                    h[l] = a[l] + sd * zm[jdx[l]]
-                    lw += lwm[jdx[l]]
-                lse = _logaddexp(lse, lw + r * math.log(_inner_Y(h, v, y2, xs, xcs, tw)))
-            acc += wt * lse
-        if not _multisets_next(idx, n0):
-            break
-    return acc
+        wt = _multiset_point(idx, z0, w0, sq, logfact, a)
+        if wt == 0.0:
+            return acc
+        lse = -np.inf
+        for flat in range(ntot):
+            lw = _tensor_node(flat, a, sd, zm, lwm, h)
+            lse = _logaddexp(lse, lw + r * math.log(_inner_Y(h, v, y2, xs, xcs, tw)))
+        acc += wt * lse
 
 
 def tcm_2rsb_alpha(q0, q1, y1, y2, *, K=3, n_outer=6, n_middle=12, inner_level=2):

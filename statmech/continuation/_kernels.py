@@ -13,50 +13,9 @@ import math
 import numba
 import numpy as np
 
-
-@numba.njit(cache=True)
-def _pivot(M, k):
-    """(row i >= k with the largest |M[i, k]|, that magnitude): partial pivoting at step k."""
-    piv = k
-    big = abs(M[k, k])
-    for i in range(k + 1, M.shape[0]):
-        v = abs(M[i, k])
-        if v > big:
-            big = v
-            piv = i
-    return piv, big
-
-
-@numba.njit(cache=True)
-def _swap_rows(M, a, b):
-    for j in range(M.shape[1]):
-        M[a, j], M[b, j] = M[b, j], M[a, j]
-
-
-@numba.njit(cache=True)
-def _lu_solve(M, b):
-    """Solve M u = b in place (M, b overwritten) by Gaussian elimination with partial pivoting.
-    Returns False when a pivot is exactly zero."""
-    n = M.shape[0]
-    for k in range(n):
-        piv, big = _pivot(M, k)
-        if big == 0.0:
-            return False
-        if piv != k:
-            _swap_rows(M, k, piv)
-            b[k], b[piv] = b[piv], b[k]
-        for i in range(k + 1, n):
-            m = M[i, k] / M[k, k]
-            if m != 0.0:
-                for j in range(k + 1, n):
-                    M[i, j] -= m * M[k, j]
-                b[i] -= m * b[k]
-    for k in range(n - 1, -1, -1):
-        s = b[k]
-        for j in range(k + 1, n):
-            s -= M[k, j] * b[j]
-        b[k] = s / M[k, k]
-    return True
+from .._linalg_nb import lu_solve as _lu_solve
+from .._linalg_nb import pivot as _pivot
+from .._linalg_nb import swap_rows as _swap_rows
 
 
 @numba.njit(cache=True)

@@ -82,6 +82,17 @@ def _count(st, full):
 
 
 @numba.njit(cache=True)
+def _record(st, into, full, ok, e, ei):
+    """Count the pass; on a ``full`` successful pass store the output and input channel
+    averages e, ei in ``st[into:into + 10]``.  Returns ok."""
+    _count(st, full)
+    if ok and full:
+        _put(st, into, e)
+        _put(st, into + 5, ei)
+    return ok
+
+
+@numba.njit(cache=True)
 def _eigvalsh2(a, b, d):
     """Ascending eigenvalues of the symmetric 2x2 matrix [[a, b], [b, d]] (LAPACK, as numpy)."""
     m = np.empty((2, 2))
@@ -167,12 +178,8 @@ def _branch_bs(model, y, la, kappa, tab, off, full, st, into):
         return math.nan, math.nan, False
     full = full or model == BS_ENT
     ok, q, p, e, ei, alpha = _bin_point(h, kappa, tab, off, full)
-    _count(st, full)
-    if not ok:
+    if not _record(st, into, full, ok, e, ei):
         return math.nan, math.nan, False
-    if full:
-        _put(st, into, e)
-        _put(st, into + 5, ei)
     dla = 1.0 + h * ei[2] * (1.0 / p + e[2] / e[1])  # d log alpha/d log q_hat
     if model == BS_ENT:  # envelope theorem: d phi/dy = alpha E log H d log alpha/dy
         return -0.5 * h * p + ei[0] + alpha * e[0], alpha * e[0] * dla, True
@@ -188,12 +195,8 @@ def _branch_bts(model, y, la, tab, off, full, st, into):
         return math.nan, math.nan, False
     full = full or model == BTS_ENT
     ok, R, p, e, ei, alpha = _bts_point(h, tab, off, full)
-    _count(st, full)
-    if not ok:
+    if not _record(st, into, full, ok, e, ei):
         return math.nan, math.nan, False
-    if full:
-        _put(st, into, e)
-        _put(st, into + 5, ei)
     D = ei[4]  # d(1-R)/dR_hat
     slope = 1.0 + h * D / p + h * e[2] * D / e[1]  # d log alpha/d log R_hat
     if model == BTS_SLOPE:

@@ -57,6 +57,19 @@ def _plain(*values):
     return out
 
 
+def _storage_dispatch(alpha, kappa, one):
+    """``(one(alpha, kappa), None)`` for scalar arguments (fast path first), else
+    ``(None, (a, k))`` with the checked arrays of alpha and kappa (``_alpha``, ``_kappa``)."""
+    ak = _plain(alpha, kappa)
+    if ak is not None and ak[0] >= 0.0:
+        return one(*ak), None
+    a = _alpha(alpha)
+    k = _kappa(kappa)
+    if a.ndim == 0 and k.ndim == 0:
+        return one(float(a), float(k)), None
+    return None, (a, k)
+
+
 def _scalar_or_array(arr, out):
     return float(out) if np.ndim(arr) == 0 else out
 

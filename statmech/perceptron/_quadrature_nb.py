@@ -86,14 +86,21 @@ def _st_rule(tab, off, q, kappa):
 
 
 @numba.njit(cache=True)
+def _refined_rule(tab, off, x, smooth, gh, lo, hi):
+    """Rule of a channel with a layer that narrows as x grows: Gauss--Hermite (``_gh(x, gh)``)
+    up to ``smooth``, then the tanh--sinh rules 0, 1, 2 of the table (x <= lo, <= hi, above)."""
+    if x <= smooth:
+        j = _gh(x, gh)
+        return _part(tab, off, 2 * j), _part(tab, off, 2 * j + 1)
+    j = 0 if x <= lo else 1 if x <= hi else 2
+    return _part(tab, off, 8 + 2 * j), _part(tab, off, 9 + 2 * j)
+
+
+@numba.njit(cache=True)
 def _ts_rule(tab, off, R):
     """Teacher-student output channel: the integrand lives in |t| <~ sqrt(1-R), so the
     tanh-sinh level is refined with R."""
-    if R <= Q_SMOOTH:
-        j = _gh(R, GH_OUT)
-        return _part(tab, off, 2 * j), _part(tab, off, 2 * j + 1)
-    j = 0 if R <= 0.99 else 1 if R <= 0.9999 else 2
-    return _part(tab, off, 8 + 2 * j), _part(tab, off, 9 + 2 * j)
+    return _refined_rule(tab, off, R, Q_SMOOTH, GH_OUT, 0.99, 0.9999)
 
 
 @numba.njit(cache=True)
@@ -128,11 +135,7 @@ def ts_step_at(R, p, tab, off):
 def _is_rule(tab, off, qh):
     """Ising storage entropic channel: layer of width 1/sqrt(q_hat) at z = 0, the level
     refined with q_hat (<= 3e-13 vs mpmath to q_hat = 1e10)."""
-    if qh <= QH_SMOOTH:
-        j = _gh(qh, GH_IN)
-        return _part(tab, off, 2 * j), _part(tab, off, 2 * j + 1)
-    j = 0 if qh <= 1e3 else 1 if qh <= 1e8 else 2
-    return _part(tab, off, 8 + 2 * j), _part(tab, off, 9 + 2 * j)
+    return _refined_rule(tab, off, qh, QH_SMOOTH, GH_IN, 1e3, 1e8)
 
 
 @numba.njit(cache=True)

@@ -17,8 +17,8 @@ import numpy as np
 
 from ..errors import check_choice, check_range
 from ..saddle import SaddlePoint
-from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _plain, _run,
-                      _scalar_or_array, _x)
+from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _run, _scalar_or_array,
+                      _storage_dispatch, _x)
 from ._equations import _K
 from ._branches_nb import BS_COLS, TAIL_COLS
 from ._quadrature import _is_in, _st_out
@@ -114,14 +114,10 @@ def binary_storage(alpha, kappa=0.0):
     ``replicon`` = ``1 - alpha E[(IM(IM-u))^2] E[sech^4]/(1-q)^2`` and ``rs_stable``.
     Relative accuracy ~1e-12.
     """
-    ak = _plain(alpha, kappa)
-    if ak is not None and ak[0] >= 0.0:
-        return _bs_one(*ak)
-    a = _alpha(alpha)
-    k = _kappa(kappa)
-    if a.ndim == 0 and k.ndim == 0:
-        return _bs_one(float(a), float(k))
-    a, k = (np.ascontiguousarray(x, dtype=float) for x in np.broadcast_arrays(a, k))
+    r, ak = _storage_dispatch(alpha, kappa, _bs_one)
+    if ak is None:
+        return r
+    a, k = (np.ascontiguousarray(x, dtype=float) for x in np.broadcast_arrays(*ak))
     shape = a.shape
     ginv = _gardner_inv(k)
     with np.errstate(divide="ignore"):

@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from ..saddle import SaddlePoint
-from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _plain, _run,
-                      _scalar_or_array, _x)
+from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _run, _scalar_or_array,
+                      _storage_dispatch, _x)
 from ._equations import _K
 from ._branches_nb import SS_COLS
 from ._quadrature import _st_out
@@ -169,14 +169,8 @@ def spherical_storage(alpha, kappa=0.0):
     ``hessian_eigenvalues`` (d^2 phi/dq^2).  Accuracy ~1e-12 relative in q and entropy
     away from alpha_c (the entropy loses digits like 1/(1-q) as alpha -> alpha_c).
     """
-    ak = _plain(alpha, kappa)
-    if ak is not None and ak[0] >= 0.0:
-        return _ss_one(*ak)
-    a = _alpha(alpha)
-    k = _kappa(kappa)
-    if a.ndim == 0 and k.ndim == 0:
-        return _ss_one(float(a), float(k))
-    return _ss_many(a, k)
+    r, ak = _storage_dispatch(alpha, kappa, _ss_one)
+    return r if ak is None else _ss_many(*ak)
 
 
 # =========================================================================== AT line

@@ -13,6 +13,8 @@ import typing
 import numba
 import numpy as np
 
+from statmech._linalg_nb import lu_solve
+
 if typing.TYPE_CHECKING:  # generated kernels (statmech.scm._equations), globals of the compiled module
     from statmech.scm._equations import fe, fes, pm_erf, pm_linear, pm_relu  # noqa: F401
 
@@ -22,35 +24,11 @@ def solve_small(A, b):
     3x3 Newton systems of this module); ``ok`` is False for a singular or non-finite system.
     Used instead of ``np.linalg.solve``, whose LAPACK binding and error formatting were most
     of the compile time of this module (a fresh ``statmech figures`` compiles it)."""
-    n = b.shape[0]
     M = A.copy()
     x = b.copy()
     if not (np.all(np.isfinite(M)) and np.all(np.isfinite(x))):
         return x, False
-    for k in range(n):
-        p = k
-        big = abs(M[k, k])
-        for i in range(k + 1, n):
-            if abs(M[i, k]) > big:
-                big = abs(M[i, k])
-                p = i
-        if big == 0.0:
-            return x, False
-        if p != k:
-            for j in range(n):
-                M[k, j], M[p, j] = M[p, j], M[k, j]
-            x[k], x[p] = x[p], x[k]
-        for i in range(k + 1, n):
-            f = M[i, k] / M[k, k]
-            for j in range(k, n):
-                M[i, j] -= f * M[k, j]
-            x[i] -= f * x[k]
-    for k in range(n - 1, -1, -1):
-        s = x[k]
-        for j in range(k + 1, n):
-            s -= M[k, j] * x[j]
-        x[k] = s / M[k, k]
-    return x, True
+    return x, lu_solve(M, x)
 
 
 @numba.njit(cache=True)
