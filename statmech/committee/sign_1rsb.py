@@ -24,8 +24,7 @@ import numpy as np
 from .. import gaussian as gs
 from ..errors import ConvergenceError, check_int
 from ..gaussian import G_nb, H_nb
-from ..gaussian import left_tail_fill  # numba node fillers of the core
-from ..gaussian import piecewise_fill as gs_fill
+from ..gaussian import left_tail_fill  # numba node filler of the core
 from ..saddle import SaddlePoint
 from ._common import _check_K, _sobol_normal_points, _stationary_2d
 from ._kernels import _LOGFACT, _eqs, _multiset_point, _multiset_start
@@ -65,11 +64,12 @@ def _esym(c, b, skip, k, buf):
 
 
 @numba.njit(cache=True)
-def _unit_tables(hs, v, y, xs, xcs, tw):
-    """Per-unit pieces of Y(h) (:func:`_inner_Y`) for the unit fields ``hs[a]``: they depend on
-    one or two units only, so the outer multiset sum looks them up instead of recomputing them.
+def _unit_tables(hs, v, y, mu, xs, xcs, tw):
+    """Per-unit pieces of Y_mu(h) (:func:`_inner_Y_mu`; mu = 0: :func:`_inner_Y`) for the unit
+    fields ``hs[a]``: they depend on one or two units only, so the outer multiset sum looks them
+    up instead of recomputing them.  Each flipped unit carries the weight e^mu.
 
-    pp[a] = P(lambda_a > 0); E[a, i] = w_i e^{-y s^2/2} at node i of the s-integral of unit a
+    pp[a] = P(lambda_a > 0); E[a, i] = e^mu w_i e^{-y s^2/2} at node i of the s-integral of unit a
     as the largest flipped one (lambda_a = -s; 0 where the node carries no weight);
     C[a, i, b] = c_b(s), B[a, i, b] = b_b(s) at that s.
     """
@@ -80,11 +80,12 @@ def _unit_tables(hs, v, y, xs, xcs, tw):
     for a in range(n):
         pp[a] = H_nb(-hs[a] / sv)
     a1 = 1.0 + y * v
+    emu = math.exp(mu)
     sig = math.sqrt(v / a1)
     pref = np.empty(n)
     muj = np.empty(n)
     for a in range(n):
-        pref[a] = math.exp(-y * hs[a] * hs[a] / (2.0 * a1)) / math.sqrt(a1)
+        pref[a] = emu * math.exp(-y * hs[a] * hs[a] / (2.0 * a1)) / math.sqrt(a1)
         muj[a] = hs[a] / a1
     zbuf = np.empty(nn)
     wbuf = np.empty(nn)
@@ -101,7 +102,7 @@ def _unit_tables(hs, v, y, xs, xcs, tw):
             if lam >= 0.0:
                 continue
             s = -lam
-            E[a, i] = wi * math.exp(-0.5 * y * s * s)
+            E[a, i] = emu * wi * math.exp(-0.5 * y * s * s)
             for b in range(n):
                 C[a, i, b] = pp[b] + pref[b] * _ival(-s, 0.0, muj[b], sig)
                 B[a, i, b] = H_nb((s + hs[b]) / sv)
@@ -152,101 +153,33 @@ def _inner_Y(h, v, y, xs, xcs, tw):
     The s-integral is taken in z = (lambda_l - h_l)/sqrt(v) with the Gaussian measure on
     (-inf, -h_l/sqrt(v)) (tanh--sinh on the probability scale, no cut-off).
     """
-    pp, E, C, B = _unit_tables(h, v, y, xs, xcs, tw)
+    pp, E, C, B = _unit_tables(h, v, y, 0.0, xs, xcs, tw)
     return _Y_from_tables(np.arange(h.shape[0]), pp, E, C, B)
 
 
 @numba.njit(cache=True)
-def _inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk):
+def _inner_Y_mu(h, v, y, mu, xs, xcs, tw):
     """Y_mu(h) = E_{lambda ~ N(h, v I)} exp(-y C(lambda)/2 + mu n_f(lambda)), n_f the number of
     flipped units (mu = 0: :func:`_inner_Y`; d ln Y_mu/d mu at 0 is the tilted mean of n_f,
-    the coefficient of the leading finite-(1 - q1) correction, docs/committee.md).  The same
-    reduction as :func:`_inner_Y`, each flipped unit weighted by e^mu.
-    """
-    K = h.shape[0]
-    m = (K + 1) // 2
-    sv = math.sqrt(v)
-    pp = np.empty(K)
-    for j in range(K):
-        pp[j] = H_nb(-h[j] / sv)
-    # P(n_+ >= m)
-    buf = np.empty(K + 1)
-    qq = np.empty(K)
-    for j in range(K):
-        qq[j] = 1.0 - pp[j]
-    tot = 0.0
-    for k in range(m, K + 1):
-        tot += _esym(pp, qq, -1, k, buf)
-    Y = tot
-    a1 = 1.0 + y * v
-    sig = math.sqrt(v / a1)
-    pref = np.empty(K)
-    muj = np.empty(K)
-    emu = math.exp(mu)
-    for j in range(K):
-        pref[j] = emu * math.exp(-y * h[j] * h[j] / (2.0 * a1)) / math.sqrt(a1)
-        muj[j] = h[j] / a1
-    c = np.empty(K)
-    b = np.empty(K)
-    for l in range(K):
-        brk[0] = -h[l] / sv
-        gs_fill(brk, xs, xcs, tw, zbuf, wbuf)
-        nl = xs.shape[0]  # left tail nodes come first
-        acc = 0.0
-        for i in range(nl):
-            wi = wbuf[i]
-            if wi == 0.0:
-                continue
-            lam = h[l] + sv * zbuf[i]
-            if lam >= 0.0:
-                continue
-            s = -lam
-            for j in range(K):
-                if j == l:
-                    continue
-                c[j] = pp[j] + pref[j] * _ival(-s, 0.0, muj[j], sig)
-                b[j] = H_nb((s + h[j]) / sv)
-            acc += wi * math.exp(-0.5 * y * s * s) * _esym(c, b, l, m - 1, buf)
-        Y += emu * acc
-    return Y
+    the coefficient of the leading finite-(1 - q1) correction, docs/committee.md)."""
+    pp, E, C, B = _unit_tables(h, v, y, mu, xs, xcs, tw)
+    return _Y_from_tables(np.arange(h.shape[0]), pp, E, C, B)
 
 
 @numba.njit(cache=True)
-def _outer_1rsb(z, w, K, q0, y, xs, xcs, tw, logfact):
-    """E_{t0} ln Y on the multisets of the rule (z, w); unit fields sqrt(q0) z take only n values,
-    so the per-unit pieces of Y are tabulated once (:func:`_unit_tables`)."""
+def _outer_lnY_mu(z, w, K, q0, y, mu, xs, xcs, tw, logfact):
+    """E_{t0} ln Y_mu(sqrt(q0) t0) on the multisets of the rule (z, w) (mu = 0: E_{t0} ln Y of
+    Eq. 1RSB.1); unit fields sqrt(q0) z take only n values, so the per-unit pieces of Y_mu are
+    tabulated once (:func:`_unit_tables`)."""
     idx = _multiset_start(K)
     a = np.empty(K)
-    pp, E, C, B = _unit_tables(math.sqrt(q0) * z, 1.0 - q0, y, xs, xcs, tw)
+    pp, E, C, B = _unit_tables(math.sqrt(q0) * z, 1.0 - q0, y, mu, xs, xcs, tw)
     acc = 0.0
     while True:
         wt = _multiset_point(idx, z, w, 1.0, logfact, a)
         if wt == 0.0:
             return acc
         acc += wt * math.log(_Y_from_tables(idx, pp, E, C, B))
-
-
-@numba.njit(cache=True)
-def _inner_bufs(xs):
-    """Work arrays (zbuf, wbuf, brk) of :func:`_inner_Y_mu` for the tanh--sinh rule xs."""
-    return np.empty(2 * xs.shape[0]), np.empty(2 * xs.shape[0]), np.empty(1)
-
-
-@numba.njit(cache=True)
-def _outer_lnY_mu(z, w, K, q0, y, mu, xs, xcs, tw, logfact):
-    """E_{t0} ln Y_mu(sqrt(q0) t0) on the multisets of (z, w) (mu = 0: :func:`_outer_1rsb`, the
-    same E_{t0} ln Y of Eq. 1RSB.1 without the tabulation)."""
-    idx = _multiset_start(K)
-    h = np.empty(K)
-    zbuf, wbuf, brk = _inner_bufs(xs)
-    v = 1.0 - q0
-    sq = math.sqrt(q0)
-    acc = 0.0
-    while True:
-        wt = _multiset_point(idx, z, w, sq, logfact, h)
-        if wt == 0.0:
-            return acc
-        acc += wt * math.log(_inner_Y_mu(h, v, y, mu, xs, xcs, tw, zbuf, wbuf, brk))
 
 
 # (outer Gauss-Hermite order for the Newton search, inner tanh-sinh level, outer order of the
@@ -264,7 +197,7 @@ _1RSB_START = np.array([0.575, 3.057])     # (logit q0, log y) near the K = 3 so
 def _energ_1rsb(K, q0, y, n_outer, inner_level):
     z, w = gs.gauss_hermite(n_outer)
     xs, xcs, tw = gs.tanh_sinh_rule(inner_level)
-    return _outer_1rsb(np.ascontiguousarray(z), np.ascontiguousarray(w), K, q0, y, xs, xcs, tw, _LOGFACT)
+    return _outer_lnY_mu(np.ascontiguousarray(z), np.ascontiguousarray(w), K, q0, y, 0.0, xs, xcs, tw, _LOGFACT)
 
 
 def _alpha_of(K, q0, y, n_outer, inner_level):

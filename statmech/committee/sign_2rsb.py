@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from .. import gaussian as gs
 from ..rsb import spherical_entropic
 from ._kernels import _LOGFACT, _multiset_point, _multiset_start, _tensor_node
-from .sign_1rsb import _inner_bufs, _inner_Y
+from .sign_1rsb import _inner_Y
 from .sign_rs import _logaddexp
 
 __all__ = ["TCM2RSBResult", "tcm_2rsb_alpha", "entropic_2rsb", "tcm_2rsb_search"]
