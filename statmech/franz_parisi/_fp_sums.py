@@ -24,14 +24,17 @@ if typing.TYPE_CHECKING:
 
 
 @numba.njit(cache=True)
+def _work(n_max):
+    """Node and weight buffers of an inner rule with up to n_max nodes, and two break slots."""
+    return np.empty(n_max), np.empty(n_max), np.empty(2)
+
+
+@numba.njit(cache=True)
 def fp_sum_S(zo, wo, qh0, qh1, th, ph, frame, x, xc, w, lz, lw, rz, rw):
     """Ising entropic term: sum_z w_z fp_S(inner rule with a break at -A/B, z, ...)."""
     B = math.sqrt(qh1 - th * th / qh0)
     sq = math.sqrt(qh0)
-    n_max = lz.size + rz.size + 2 * x.size
-    ys = np.empty(n_max)
-    wy = np.empty(n_max)
-    brk = np.empty(2)
+    ys, wy, brk = _work(lz.size + rz.size + 2 * x.size)
     acc = np.zeros(12)
     for i in range(zo.size):
         z = zo[i]
@@ -51,10 +54,7 @@ def fp_sum_E(zo, wo, la0, q0, t, p, q1, kappa, smooth, eg, wg, frame, x, xc, w, 
     v = q1 - t * t / q0
     sv = math.sqrt(v)
     sq0 = math.sqrt(q0)
-    n_max = lz.size + rz.size + 3 * x.size
-    es = np.empty(n_max)
-    we = np.empty(n_max)
-    brk = np.empty(2)
+    es, we, brk = _work(lz.size + rz.size + 3 * x.size)
     acc = np.zeros(9)
     for i in range(zo.size):
         z = zo[i]
