@@ -14,8 +14,10 @@ from the previous results.json).
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib.util
 import json
+import os
 import platform
 import sys
 import time
@@ -43,6 +45,7 @@ def main(argv=None):
     ap.add_argument("--only", nargs="*", help="benchmark file stems (e.g. bench_perceptron)")
     args = ap.parse_args(argv)
     rows = []
+    load0, t_start = os.getloadavg()[0], time.perf_counter()
     for path in sorted(HERE.glob("bench_*.py")):
         if args.only and path.stem not in args.only:
             continue
@@ -58,7 +61,9 @@ def main(argv=None):
         old = json.loads((HERE / "results.json").read_text())["rows"]
         rows = [r for r in old if r["group"] not in done] + rows
         rows.sort(key=lambda r: r["group"])
-    meta = {"python": platform.python_version(), "machine": platform.machine(), "cpus": __import__("os").cpu_count()}
+    meta = {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
+            "date": datetime.date.today().isoformat(), "load_average_at_start": round(load0, 2),
+            "seconds": round(time.perf_counter() - t_start, 1), "only": args.only or None}
     atomic_write_json(HERE / "results.json", {"meta": meta, "rows": rows})
     lines = ["| group | computation | statmech (ms) | scipy baseline (ms) | speed-up | rel. difference | notes |",
              "|---|---|---:|---:|---:|---:|---|"]
@@ -66,7 +71,11 @@ def main(argv=None):
         lines.append(f"| {r['group']} | {r['name']} | {fmt(1e3 * r['statmech_s'], '.3g')} | "
                      f"{fmt(None if r.get('baseline_s') is None else 1e3 * r['baseline_s'], '.3g')} | "
                      f"{fmt(r.get('ratio'), '.0f')}{'x' if r.get('ratio') else ''} | {fmt(r.get('rel_diff'), '.1e')} | {r.get('notes', '')} |")
-    table = "\n".join(lines) + "\n"
+    caption = (f"*Measured by `python benchmarks/run.py` on {meta['date']}: {meta['cpus']} cores ({meta['machine']}), "
+               f"Python {meta['python']}, load average {meta['load_average_at_start']} at the start; "
+               f"the run took {meta['seconds']:.0f} s"
+               + (f" (groups re-run: {', '.join(args.only)})" if args.only else "") + ".*\n\n")
+    table = caption + "\n".join(lines) + "\n"
     atomic_write_text(HERE / "results.md", table)
     update_readme(table)
     print(table)
