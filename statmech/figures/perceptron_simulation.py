@@ -98,12 +98,16 @@ def _lp_figure(out, th):
     return save(fig, out / "perceptron_lp_capacity.png")
 
 
-def _enumeration_figure(out, th):
+def _two_panels(name):
+    """The stored data set ``name`` and a figure with two panels side by side."""
     import matplotlib.pyplot as plt
-    from ..simulate import enumeration as en
-    from ..simulate.finite_size import extrapolate
-    data = load("perceptron_enumeration")
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    return load(name), fig, axes
+
+
+def _enumeration_figure(out, th):
+    from ..simulate.finite_size import extrapolate
+    data, fig, axes = _two_panels("perceptron_enumeration")
     ax = axes[0]
     if th:
         a = np.linspace(0.02, 0.95, 60)
@@ -149,10 +153,8 @@ def _enumeration_figure(out, th):
 
 
 def _teacher_student_figure(out, th):
-    import matplotlib.pyplot as plt
     from ..simulate import enumeration as en
-    data = load("perceptron_teacher_student")
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    data, fig, axes = _two_panels("perceptron_teacher_student")
     ax = axes[0]
     if th:
         a = np.linspace(0.05, 6, 80)
