@@ -169,3 +169,28 @@ def test_atomic_write_is_complete_and_honours_umask(tmp_path):
     atomic_write_json(tmp_path / "b.json", {"x": 1})
     assert (tmp_path / "b.json").read_text().strip().startswith("{")
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+def test_import_without_numba_names_the_missing_dependency():
+    """``import statmech`` needs numpy and scipy only; using a compiled module without numba
+    raises ModuleNotFoundError naming numba and the install command (not a bare traceback)."""
+    import subprocess
+    import sys
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'numba' or name.startswith('numba.'):\n"
+        "            raise ModuleNotFoundError(\"No module named 'numba'\", name='numba')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import statmech\n"
+        "assert statmech.ConvergenceError and statmech.SaddlePoint\n"
+        "try:\n"
+        "    statmech.log_H\n"
+        "except ModuleNotFoundError as exc:\n"
+        "    assert exc.name == 'numba' and 'pip install' in str(exc), exc\n"
+        "    print('named')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "named"

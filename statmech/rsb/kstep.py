@@ -24,6 +24,8 @@ gradient.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import math
 from dataclasses import dataclass
 
@@ -43,8 +45,8 @@ TAIL_MARGIN = 1.2    # level ranges of quadratic-tail channels: zones of TAIL_MA
 
 
 # --------------------------------------------------------------------------- channels
-class Channel:
-    """Innermost level of the recursion.
+class Channel(ABC):
+    """Innermost level of the recursion (abstract: a channel defines :meth:`tabulate`).
 
     ``frozen``: the channel performs the last step ``q_{k-1} -> q_k = 1`` itself
     (parameters ``s2 = 1 - q_{k-1}`` and ``y = m_k``); otherwise it is ``f(q_k, h)``
@@ -66,9 +68,9 @@ class Channel:
     concave = False
     quadratic_tails = False
 
-    def tabulate(self, h0, d, n, s2_or_p, y):  # pragma: no cover - interface
+    @abstractmethod
+    def tabulate(self, h0, d, n, s2_or_p, y):
         """(F, dF/d s2_or_p, dF/dy) on ``h0 + d*arange(n)``."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ term).  Every problem of the package is a *minimization* (docs/rsb.md section 3)
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import math
 from dataclasses import dataclass, field, replace
 
@@ -35,8 +37,8 @@ __all__ = ["Problem", "KStepSolution", "ParisiSolution", "solve_kstep", "solve_f
            "richardson"]
 
 
-class Problem:
-    """A Parisi functional to minimize.
+class Problem(ABC):
+    """A Parisi functional to minimize (abstract: a problem defines :meth:`evaluate`).
 
     Subclasses set ``channel`` (a :class:`~statmech.rsb.kstep.Channel`), ``q0_fixed``
     (``None`` when ``q_0`` is free) and implement :meth:`evaluate`.
@@ -50,9 +52,9 @@ class Problem:
     x_growth = 0.0
     name = "problem"
 
-    def evaluate(self, q, m, lattice, grad=True):  # pragma: no cover - interface
+    @abstractmethod
+    def evaluate(self, q, m, lattice, grad=True):
         """Return ``(V, dV/dq, dV/dm)``."""
-        raise NotImplementedError
 
     def lattice(self, q, m, res=1.0):
         return kstep.make_lattice(q, m, self.channel, res=res)
