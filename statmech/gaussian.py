@@ -363,9 +363,3 @@ def expect_piecewise(f, breaks, level=6):
     z, w = piecewise_nodes(breaks, level)
     v = np.asarray(f(z), dtype=float)
     return np.tensordot(w, v, axes=(0, 0))
-
-
-# old private names, kept while branches written against them land (tests/test_layers.py
-# reports any import of them from another package)
-_ts_rule = tanh_sinh_rule
-_piecewise_fill = piecewise_fill
