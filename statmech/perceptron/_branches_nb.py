@@ -31,10 +31,11 @@ import numba
 import numpy as np
 
 if typing.TYPE_CHECKING:
+    from statmech._nb import rt_bool, rt_int
     from statmech.gaussian import inv_mills_nb, log_H_nb
     from statmech.perceptron._newton_nb import (ENTROPY_POSITIVE, FB_EXPAND, FB_EXPAND_NEG, FB_POOR, FB_UNSTABLE,
                                                 NO_SPINODAL, NST, OK, RAISED, ST, _brentq, _f, _forget, _history, _newton,
-                                                _predict, _remember, _rt, _rt_bool, _solve)
+                                                _predict, _remember, _solve)
     from statmech.perceptron._quadrature_nb import (is_in_at, is_step_at, st_out_at, st_step_at, ts_in_at, ts_out_at,
                                                     ts_step_at)
 
@@ -295,10 +296,10 @@ def ss_solve(pts, q0, tab, off, nmax, bmax, out):
         y0 = min(la + 2 * math.log(inv_mills_nb(k)), -math.log1p(-a / ac))
         y0, predicted, full0 = _start(y0, yprev, h, la, good)
         st[NST - 2:] = 0.0
-        status, y, r, it, d, full = _solve(_rt(SS), y0, math.inf, la, k, tab, off, nmax, bmax, _rt(FB_EXPAND), 0.0, full0, st)
+        status, y, r, it, d, full = _solve(rt_int(SS), y0, math.inf, la, k, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0, full0, st)
         if status != OK and predicted:  # a bad prediction: start again from the previous solution
-            status, y, r, it, d, full = _solve(_rt(SS), yprev, math.inf, la, k, tab, off, nmax, bmax, _rt(FB_EXPAND), 0.0,
-                                               _rt_bool(False), st)
+            status, y, r, it, d, full = _solve(rt_int(SS), yprev, math.inf, la, k, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0,
+                                               rt_bool(False), st)
         if status != OK:
             return i, status, y, abs(r), it
         q = _expit(y)
@@ -354,10 +355,10 @@ def sts_solve(pts, R0, ys, tbl, tab, off, nmax, bmax, out):
         yt = math.nan if i == 0 and yprev == yprev else _table_start(la, ys, tbl)
         y0, predicted, full0 = _start(y0, yt if yt == yt else yprev, h, la, good)
         st[NST - 2:] = 0.0
-        status, y, r, it, d, full = _solve(_rt(STS), y0, math.inf, la, 0.0, tab, off, nmax, bmax, _rt(FB_EXPAND), 0.0, full0, st)
+        status, y, r, it, d, full = _solve(rt_int(STS), y0, math.inf, la, 0.0, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0, full0, st)
         if status != OK and predicted:
-            status, y, r, it, d, full = _solve(_rt(STS), yprev, math.inf, la, 0.0, tab, off, nmax, bmax, _rt(FB_EXPAND), 0.0,
-                                               _rt_bool(False), st)
+            status, y, r, it, d, full = _solve(rt_int(STS), yprev, math.inf, la, 0.0, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0,
+                                               rt_bool(False), st)
         if status != OK:
             return i, status, y, abs(r), it
         R = _expit(y)
@@ -410,10 +411,10 @@ def bs_solve(pts, qh0, tab, off, nmax, bmax, out):
         la = math.log(a)
         y0, predicted, full0 = _start(la + 2 * math.log(inv_mills_nb(k)), yprev, h, la, good)
         st[NST - 2:] = 0.0
-        status, y, r, it, d, full = _solve(_rt(BS), y0, math.inf, la, k, tab, off, nmax, bmax, _rt(FB_EXPAND), 0.0, full0, st)
+        status, y, r, it, d, full = _solve(rt_int(BS), y0, math.inf, la, k, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0, full0, st)
         if status != OK and predicted:
-            status, y, r, it, d, full = _solve(_rt(BS), yprev, math.inf, la, k, tab, off, nmax, bmax, _rt(FB_EXPAND), 0.0,
-                                               _rt_bool(False), st)
+            status, y, r, it, d, full = _solve(rt_int(BS), yprev, math.inf, la, k, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0,
+                                               rt_bool(False), st)
         if status != OK:
             return i, status, y, abs(r), it
         qh = math.exp(y)
@@ -452,8 +453,8 @@ def bs_capacity(pts, tab, off, nmax, bmax, out):
     for i in range(pts.shape[0]):
         k = pts[i, 0]
         st[NST - 2:] = 0.0
-        status, y, r, it, d, full = _solve(_rt(BS_ENT), 0.5, math.inf, 0.0, k, tab, off, nmax, bmax, _rt(FB_EXPAND_NEG), 0.0,
-                                           _rt_bool(False), st)
+        status, y, r, it, d, full = _solve(rt_int(BS_ENT), 0.5, math.inf, 0.0, k, tab, off, nmax, bmax, rt_int(FB_EXPAND_NEG), 0.0,
+                                           rt_bool(False), st)
         if status != OK:
             return i, status, y, abs(r), it
         ok, q, p, e, ei, a = _bin_point(math.exp(y), k, tab, off, False)
@@ -483,25 +484,25 @@ def bts_transition(tab, off, nmax, bmax):
     nan = math.nan
     none = (nan, nan, nan, nan, nan, nan, nan, nan)
     y = -2.0
-    g_prev = _f(_rt(BTS_SLOPE), 1.0, y, 0.0, 0.0, tab, off, st)
+    g_prev = _f(rt_int(BTS_SLOPE), 1.0, y, 0.0, 0.0, tab, off, st)
     while g_prev > 0:
         y_new = y + 0.25
-        g = _f(_rt(BTS_SLOPE), 1.0, y_new, 0.0, 0.0, tab, off, st)
+        g = _f(rt_int(BTS_SLOPE), 1.0, y_new, 0.0, 0.0, tab, off, st)
         if g <= 0:
             break
         y, g_prev = y_new, g
         if y > 6:
             return NO_SPINODAL, y, g, none
-    status, ysp, r, it = _brentq(_rt(BTS_SLOPE), 1.0, y, y + 0.25, 0.0, 0.0, tab, off, bmax, st)
+    status, ysp, r, it = _brentq(rt_int(BTS_SLOPE), 1.0, y, y + 0.25, 0.0, 0.0, tab, off, bmax, st)
     if status != OK:
         return status, ysp, r, none
-    s = _f(_rt(BTS_ENT), 1.0, ysp, 0.0, 0.0, tab, off, st)
+    s = _f(rt_int(BTS_ENT), 1.0, ysp, 0.0, 0.0, tab, off, st)
     if not s < 0:
         return ENTROPY_POSITIVE, ysp, s, none
     # Newton from y_sp - 0.7 below y_sp (envelope-theorem derivative), else Brent in (-8, y_sp)
-    status, yc, r, it, d, full = _newton(_rt(BTS_ENT), ysp - 0.7, ysp, 0.0, 0.0, tab, off, nmax, _rt_bool(False), st)
+    status, yc, r, it, d, full = _newton(rt_int(BTS_ENT), ysp - 0.7, ysp, 0.0, 0.0, tab, off, nmax, rt_bool(False), st)
     if status != OK:
-        status, yc, r, it = _brentq(_rt(BTS_ENT), 1.0, -8.0, ysp, 0.0, 0.0, tab, off, bmax, st)
+        status, yc, r, it = _brentq(rt_int(BTS_ENT), 1.0, -8.0, ysp, 0.0, 0.0, tab, off, bmax, st)
     if status != OK:
         return status, yc, r, none
     asp, rhsp, Rsp = _bts_alpha_R(ysp, tab, off)
@@ -515,7 +516,7 @@ def branch_table(model, ys, tab, off, out):
     tabulated at the points ``ys``: rows (log alpha(y), d log alpha/dy)."""
     st = np.zeros(NST)
     for i in range(ys.size):
-        f, d, ok = _branch(model, ys[i], 0.0, 0.0, tab, off, _rt_bool(False), st, _rt(ST))
+        f, d, ok = _branch(model, ys[i], 0.0, 0.0, tab, off, rt_bool(False), st, rt_int(ST))
         out[i, 0] = f if ok else math.nan
         out[i, 1] = d if ok else math.nan
 
@@ -562,12 +563,12 @@ def bts_solve(pts, ysp, asp, ys, tbl, tab, off, nmax, bmax, out):
         if a == asp:
             status, y, r, it = OK, ysp, 0.0, 0
         elif pts[i, 1] != 0.0:
-            status, y, r, it, d, full = _solve(_rt(BTS), 0.0, math.inf, la, 0.0, tab, off, nmax, bmax, _rt(FB_UNSTABLE), ysp,
-                                               _rt_bool(False), st)
+            status, y, r, it, d, full = _solve(rt_int(BTS), 0.0, math.inf, la, 0.0, tab, off, nmax, bmax, rt_int(FB_UNSTABLE), ysp,
+                                               rt_bool(False), st)
         else:
             y0 = _table_start(la, ys, tbl)
             y0 = min(la, ysp - 0.7) if y0 != y0 else y0
-            status, y, r, it, d, full = _solve(_rt(BTS), y0, ysp, la, 0.0, tab, off, nmax, bmax, _rt(FB_POOR), ysp, _rt_bool(False), st)
+            status, y, r, it, d, full = _solve(rt_int(BTS), y0, ysp, la, 0.0, tab, off, nmax, bmax, rt_int(FB_POOR), ysp, rt_bool(False), st)
         if status != OK:
             return i, status, y, abs(r), it
         rh = math.exp(y)

@@ -37,6 +37,8 @@ import typing
 import numba
 import numpy as np
 
+from statmech._nb import rt_bool, rt_int
+
 if typing.TYPE_CHECKING:
     from statmech.perceptron._branches_nb import _branch
 
@@ -71,23 +73,6 @@ NST = 2 * ST + 2      # the work array st: state of the result, of a trial, pass
 
 
 @numba.njit(cache=True)
-def _rt(v):
-    """The int ``v`` typed as a run-time value (``_rt_bool``: a bool).  A constant argument
-    (a model code, an offset, ``False``) is typed as a literal, and numba compiles the
-    whole call chain below it (``_solve`` -> ``_newton`` -> ``_branch`` -> the quadrature)
-    once per literal value: 23 copies of ``_branch`` and a minute of compilation on a cold
-    cache.  Passed through these, each function of the chain is compiled once.  (An
-    arithmetic result is never a literal; ``return v`` would keep the literal type.)"""
-    return v + 0
-
-
-@numba.njit(cache=True)
-def _rt_bool(v):
-    """The bool ``v`` typed as a run-time value (see ``_rt``)."""
-    return v == True  # noqa: E712 (a comparison: not a literal)
-
-
-@numba.njit(cache=True)
 def _norm(v):
     """|v|, inf if v is not finite (the max-norm of statmech.saddle for one unknown)."""
     a = abs(v)
@@ -104,7 +89,7 @@ def _newton(model, y0, hi, la, kappa, tab, off, maxiter, full0, st):
     if hi < math.inf and not x < hi:
         return NEWTON_FAILED, x, math.nan, 0, math.nan, False
     full = full0
-    f, d, ok = _branch(model, x, la, kappa, tab, off, full, st, _rt(0))
+    f, d, ok = _branch(model, x, la, kappa, tab, off, full, st, rt_int(0))
     if not ok:
         return RAISED, x, math.nan, 0, math.nan, False
     norm = _norm(f)
@@ -127,7 +112,7 @@ def _newton(model, y0, hi, la, kappa, tab, off, maxiter, full0, st):
         for _ in range(MAX_BACKTRACK):
             xn = x + lam * dx
             if hi == math.inf or xn < hi:
-                fn, dn, ok = _branch(model, xn, la, kappa, tab, off, trial_full, st, _rt(ST))
+                fn, dn, ok = _branch(model, xn, la, kappa, tab, off, trial_full, st, rt_int(ST))
                 nn = _norm(fn)
                 if ok and (nn <= (1 - 1e-4 * lam) * norm or nn <= NEWTON_TOL):
                     accepted = True
@@ -155,7 +140,7 @@ def _newton(model, y0, hi, la, kappa, tab, off, maxiter, full0, st):
 @numba.njit(cache=True)
 def _f(model, sgn, y, la, kappa, tab, off, st):
     """sgn * f(y), NaN where the branch map is undefined."""
-    f, _, ok = _branch(model, y, la, kappa, tab, off, _rt_bool(False), st, _rt(ST))
+    f, _, ok = _branch(model, y, la, kappa, tab, off, rt_bool(False), st, rt_int(ST))
     return sgn * f if ok else math.nan
 
 

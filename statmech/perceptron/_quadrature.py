@@ -24,7 +24,7 @@ from ._quadrature_nb import GH_ORDERS, PW_LEVELS, TS_LEVELS
 
 @lru_cache(maxsize=1)
 def _table():
-    """(tab, off): every rule the channel averages use, in one flat array (layout in
+    """(tab, off): every rule the channel averages use, in one flat read-only array (layout in
     :mod:`statmech.perceptron._quadrature_nb`): Gauss--Hermite of the orders GH_ORDERS,
     the tanh--sinh rule broken at 0 of the levels PW_LEVELS, the raw tanh--sinh (x, 1-x, w)
     of the levels TS_LEVELS."""
@@ -33,7 +33,12 @@ def _table():
     parts += [a for level in TS_LEVELS for a in tanh_sinh_rule(level)]
     off = np.zeros(len(parts) + 1, dtype=np.int64)
     off[1:] = np.cumsum([a.size for a in parts])
-    return np.concatenate(parts), off
+    tab = np.concatenate(parts)
+    # read-only, like the rules of statmech.gaussian: the core's numba fills (piecewise_fill)
+    # are then compiled for one array type, shared with the other models
+    for a in (tab, off):
+        a.setflags(write=False)
+    return tab, off
 
 
 def _st_out(q, kappa, p=None):

@@ -14,6 +14,7 @@ import numba
 import numpy as np
 
 from statmech._linalg_nb import lu_solve
+from statmech._nb import rt_bool
 
 if typing.TYPE_CHECKING:  # generated kernels (statmech.scm._equations), globals of the compiled module
     from statmech.scm._equations import fe, fes, pm_erf, pm_linear, pm_relu  # noqa: F401
@@ -182,7 +183,7 @@ def newton(code, cc, m0, m1, alpha, K, x0, unspec, tol, maxit):
 @numba.njit(cache=True)
 def record(code, cc, m0, m1, alpha, K, x, row):
     """Fill row = [R, S, C, f, eps, s, ev0, ev1, ev2] at x (site-symmetric Hessian eigenvalues)."""
-    o, g, Hm = _grad_hess(code, cc, m0, m1, alpha, K, x, False)
+    o, g, Hm = _grad_hess(code, cc, m0, m1, alpha, K, x, rt_bool(False))
     ev = np.linalg.eigvalsh(Hm)
     row[0] = x[0]; row[1] = x[1]; row[2] = x[2]
     row[3] = o[0]; row[4] = o[10]; row[5] = o[11]
@@ -235,7 +236,7 @@ def trace(code, cc, m0, m1, K, alphas, x0, unspec, tol, maxit, out):
 def multistart(code, cc, m0, m1, alpha, K, starts, tol, maxit, out):
     """Newton from every start (rows of starts); out rows as in trace."""
     for i in range(starts.shape[0]):
-        xn, conv, its, res = newton(code, cc, m0, m1, alpha, K, starts[i], False, tol, maxit)
+        xn, conv, its, res = newton(code, cc, m0, m1, alpha, K, starts[i], rt_bool(False), tol, maxit)
         if conv:
             record(code, cc, m0, m1, alpha, K, xn, out[i])
             out[i, 9] = 1.0
