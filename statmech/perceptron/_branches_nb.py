@@ -269,7 +269,7 @@ def ss_solve(pts, q0, tab, off, nmax, bmax, out):
     (0 <= alpha < alpha_c), the first started from q0 if in (0, 1).  Columns SS_COLS."""
     st = np.empty(NST)
     h = _history()
-    good = True
+    good = rt_bool(True)
     yprev = _logit(q0) if 0.0 < q0 < 1.0 else math.nan
     kprev = math.nan
     for i in range(pts.shape[0]):
@@ -326,7 +326,7 @@ def sts_solve(pts, R0, ys, tbl, tab, off, nmax, bmax, out):
     tabulated branch (ys, tbl) of ``branch_table`` (y = logit R).  Columns STS_COLS."""
     st = np.empty(NST)
     h = _history()
-    good = True
+    good = rt_bool(True)
     yprev = _logit(R0) if 0.0 < R0 < 1.0 else math.nan
     for i in range(pts.shape[0]):
         a = pts[i, 0]
@@ -384,7 +384,7 @@ def bs_solve(pts, qh0, tab, off, nmax, bmax, out):
     thermodynamics at the branch's alpha(q_hat) (equal to alpha at the root to |f|)."""
     st = np.empty(NST)
     h = _history()
-    good = True
+    good = rt_bool(True)
     yprev = math.log(qh0) if qh0 > 0.0 else math.nan
     kprev = math.nan
     for i in range(pts.shape[0]):
@@ -424,7 +424,7 @@ def bs_solve(pts, qh0, tab, off, nmax, bmax, out):
             q, p = ei[4], ei[1]
             ab = qh * p / e[1]
         else:
-            ok, q, p, e, ei, ab = _bin_point(qh, k, tab, off, True)
+            ok, q, p, e, ei, ab = _bin_point(qh, k, tab, off, rt_bool(True))
             if not ok:
                 return i, RAISED, y, math.inf, it
         row[0] = q
@@ -457,12 +457,12 @@ def bs_capacity(pts, tab, off, nmax, bmax, out):
                                            rt_bool(False), st)
         if status != OK:
             return i, status, y, abs(r), it
-        ok, q, p, e, ei, a = _bin_point(math.exp(y), k, tab, off, False)
-        _count(st, False)
+        ok, q, p, e, ei, a = _bin_point(math.exp(y), k, tab, off, rt_bool(False))
+        _count(st, rt_bool(False))
         if not ok:
             return i, RAISED, y, math.inf, it
         out[i, 0] = a
-        _tail(out[i], st, True, it, 0.0)
+        _tail(out[i], st, rt_bool(True), it, 0.0)
     return -1, OK, 0.0, 0.0, 0
 
 
@@ -470,7 +470,7 @@ def bs_capacity(pts, tab, off, nmax, bmax, out):
 def _bts_alpha_R(y, tab, off):
     """(alpha, R_hat, R) of the binary teacher-student branch at y = log R_hat."""
     rh = math.exp(y)
-    ok, R, p, e, ei, a = _bts_point(rh, tab, off, False)
+    ok, R, p, e, ei, a = _bts_point(rh, tab, off, rt_bool(False))
     return a if ok else math.nan, rh, R
 
 
@@ -578,7 +578,7 @@ def bts_solve(pts, ysp, asp, ys, tbl, tab, off, nmax, bmax, out):
             p = ei[2]
             R = ei[6] if ei[6] < 0.5 else 1.0 - p
         else:
-            ok, R, p, e, ei, ab = _bts_point(rh, tab, off, True)
+            ok, R, p, e, ei, ab = _bts_point(rh, tab, off, rt_bool(True))
             if not ok:
                 return i, RAISED, y, math.inf, it
         row[0] = R
