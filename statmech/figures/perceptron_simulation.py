@@ -45,14 +45,6 @@ DATASETS = (
 )
 
 
-def _theory():
-    try:
-        from .. import perceptron
-        return perceptron
-    except ImportError:  # theory module not installed: plot the simulations alone
-        return None
-
-
 def _lp_figure(out, th):
     import matplotlib.pyplot as plt
     from ..simulate import lp
@@ -71,9 +63,8 @@ def _lp_figure(out, th):
             ax.fill_between(a, lo, hi, color=c, alpha=0.2, lw=0)
             if kappa == 0.0:
                 ax.plot(a, lp.cover_probability(np.rint(a * N).astype(int), N), ":", color=c, lw=1.0)
-        ac = float(th.gardner_capacity(kappa)) if th else None
-        if ac:
-            ax.axvline(ac, color="k", ls="--", lw=0.8, label=rf"$\alpha_c({kappa:g}) = {ac:.4f}$")
+        ac = float(th.gardner_capacity(kappa))
+        ax.axvline(ac, color="k", ls="--", lw=0.8, label=rf"$\alpha_c({kappa:g}) = {ac:.4f}$")
         ax.set_xlim(0.5 if kappa else 1.0, 3.0 if kappa == 0 else 1.6)
         ax.set_xlabel(r"$\alpha = P/N$")
         ax.set_ylabel("fraction storable")
@@ -109,10 +100,9 @@ def _enumeration_figure(out, th):
     from ..simulate.finite_size import extrapolate
     data, fig, axes = _two_panels("perceptron_enumeration")
     ax = axes[0]
-    if th:
-        a = np.linspace(0.02, 0.95, 60)
-        ax.plot(a, th.binary_storage(a).thermo["entropy"], "k-", lw=1.2, label="RS entropy")
-        ax.axvline(th.binary_capacity(0.0), color="k", ls="--", lw=0.8, label=r"$\alpha_c = 0.8331$ (KM)")
+    a = np.linspace(0.02, 0.95, 60)
+    ax.plot(a, th.binary_storage(a).thermo["entropy"], "k-", lw=1.2, label="RS entropy")
+    ax.axvline(th.binary_capacity(0.0), color="k", ls="--", lw=0.8, label=r"$\alpha_c = 0.8331$ (KM)")
     ax.plot([0, 1], [np.log(2), 0], "k:", lw=0.8, label=r"annealed $(1-\alpha)\ln 2$")
     for N, mk in [(13, "o"), (17, "s"), (21, "^")]:
         s = data.pick(N=N, dist="gaussian")
@@ -156,9 +146,8 @@ def _teacher_student_figure(out, th):
     from ..simulate import enumeration as en
     data, fig, axes = _two_panels("perceptron_teacher_student")
     ax = axes[0]
-    if th:
-        a = np.linspace(0.05, 6, 80)
-        ax.plot(a, th.spherical_teacher_student(a).order_params["R"], "k-", lw=1.2, label="RS theory R")
+    a = np.linspace(0.05, 6, 80)
+    ax.plot(a, th.spherical_teacher_student(a).order_params["R"], "k-", lw=1.2, label="RS theory R")
     s = data.pick(N=100)
     ax.errorbar(s.alpha, s.R, s.R_err, fmt="o", ms=4, capsize=2, label="hit-and-run R, N = 100")
     ax.errorbar(s.alpha + 0.06, s.q, s.q_err, fmt="s", ms=3, capsize=2, mfc="none",
@@ -168,14 +157,13 @@ def _teacher_student_figure(out, th):
     ax.set_title("spherical teacher-student, Gibbs learning")
     ax.legend(fontsize=7)
     ax = axes[1]
-    if th:
-        tr = th.binary_teacher_student_transition()
-        a = np.linspace(0.05, 0.9999 * float(tr.alpha_spinodal), 80)
-        poor = th.binary_teacher_student(a, branch="poor")
-        ax.plot(a, poor.thermo["generalization_error"], "k-", lw=1.2, label="RS poor-generalization branch")
-        ax.axvline(tr.alpha_c, color="r", ls="--", lw=0.8, label=rf"$\alpha_c = {tr.alpha_c:.4f}$")
-        ax.axvline(tr.alpha_spinodal, color="b", ls=":", lw=0.8, label=rf"spinodal ${tr.alpha_spinodal:.4f}$")
-        ax.plot([tr.alpha_c, 2.0], [0, 0], "k-", lw=1.2)
+    tr = th.binary_teacher_student_transition()
+    a = np.linspace(0.05, 0.9999 * float(tr.alpha_spinodal), 80)
+    poor = th.binary_teacher_student(a, branch="poor")
+    ax.plot(a, poor.thermo["generalization_error"], "k-", lw=1.2, label="RS poor-generalization branch")
+    ax.axvline(tr.alpha_c, color="r", ls="--", lw=0.8, label=rf"$\alpha_c = {tr.alpha_c:.4f}$")
+    ax.axvline(tr.alpha_spinodal, color="b", ls=":", lw=0.8, label=rf"spinodal ${tr.alpha_spinodal:.4f}$")
+    ax.plot([tr.alpha_c, 2.0], [0, 0], "k-", lw=1.2)
     for N, mk, c in [(15, "s", "C0"), (21, "o", "C1")]:
         e = data.pick(N=N)
         alpha, R, R_err, eps, eps_err, pp = e.gibbs()
@@ -200,5 +188,5 @@ def make(out_dir):
     matplotlib.use("Agg")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    th = _theory()
+    from .. import perceptron as th
     return [_lp_figure(out, th), _enumeration_figure(out, th), _teacher_student_figure(out, th)]
