@@ -51,3 +51,20 @@ def test_large_K_rejects_bad_input():
         cm.tcm_1rsb_large_K()
     with pytest.raises(ValueError, match="ln_K"):
         cm.tcm_1rsb_large_K(ln_K=float("nan"))
+
+
+def test_large_K_started_from_a_neighbour_finds_the_same_minimum():
+    # a curve in ln K started point to point (as the committee figure does) reaches the minimum
+    # of the Nelder-Mead search from the asymptotic start, in a few Newton steps
+    a = cm.tcm_1rsb_large_K(ln_K=30.0)
+    b = cm.tcm_1rsb_large_K(ln_K=50.0)
+    c = cm.tcm_1rsb_large_K(ln_K=50.0, start=(a.q0, a.y_hat))
+    assert c.alpha_c == pytest.approx(b.alpha_c, rel=1e-13)
+    assert c.q0 == pytest.approx(b.q0, rel=1e-6) and c.y_hat == pytest.approx(b.y_hat, rel=1e-5)
+    assert c.iterations < b.iterations
+    # a start far outside the basin (a saddle or no convergence) falls back to the search
+    d = cm.tcm_1rsb_large_K(ln_K=50.0, start=(1e-6, 1e-6))
+    assert d.alpha_c == pytest.approx(b.alpha_c, rel=1e-13)
+    for bad in [(0.0, 1.0), (0.5, -1.0), (1.0, 2.0), (float("nan"), 1.0)]:
+        with pytest.raises(ValueError, match="start"):
+            cm.tcm_1rsb_large_K(ln_K=50.0, start=bad)

@@ -103,7 +103,7 @@ def _continuum_alpha(lnK, q0, yh, level, n_panels):
     return Sy / (2.0 * _continuum_G(q0, yh, level, n_panels))
 
 
-def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16):
+def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16, start=None):
     r"""Large-K continuum limit of the sign 1RSB capacity (Eq. 1RSB.L), a SaddlePoint.
 
     For K -> inf the number of excess negative units is O(sqrt K) and flipping D units of
@@ -119,6 +119,10 @@ def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16):
     (:func:`one_rsb_large_K_coefficient`), approached from below and only logarithmically
     slowly.  Pass ``K`` (odd integer or float >= 3) or ``ln_K`` (for astronomically large K).
     Accuracy: quadrature change to (level + 1, 2 n_panels) in ``extra["quadrature_error"]``.
+    ``start``: ``(q0, y_hat)`` of a nearby solution (the previous point of a curve in ln K);
+    Newton starts there.  Without it, or when Newton fails from it, a Nelder--Mead search
+    from the asymptotic solution brings Newton into the basin.  The minimum found is the
+    same to < 1e-14 relative either way.
     """
     if (K is None) == (ln_K is None):
         raise ValueError("give exactly one of K or ln_K")
@@ -127,32 +131,50 @@ def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16):
         ln_K = math.log(K)
     else:
         ln_K = check_range("ln_K", ln_K, math.log(3.0))
-    # start: the asymptotic solution v = 2/ln K, yh from the slope balance (loose, Newton refines)
-    start = np.array([math.log((1.0 - 2.0 / max(ln_K, 4.0)) * max(ln_K, 4.0) / 2.0), math.log(max(ln_K, 4.0) ** 2)])
-
     def f(p):
         q0 = 1.0 / (1.0 + math.exp(-p[0]))
         return _continuum_alpha(ln_K, q0, math.exp(p[1]), level, n_panels)
 
-    from scipy.optimize import minimize
-    # Nelder-Mead only brings the loose start into the basin; Newton (_stationary_2d) converges
-    # (tighter simplex tolerances cost 50% more evaluations and move alpha_c by < 1e-14)
-    r = minimize(f, start, method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-8, "maxiter": 4000})
-    info, Hm = _stationary_2d(f, r.x, h=1e-3, tol=1e-9 * max(1.0, r.fun))
-    p = info.x
-    q0 = 1.0 / (1.0 + math.exp(-p[0]))
-    yh = math.exp(p[1])
-    ac = f(p)
-    fine = _continuum_alpha(ln_K, q0, yh, level + 1, 2 * n_panels)
-    ev = np.linalg.eigvalsh(Hm)
-    if not (np.all(ev > 0) and abs(fine - ac) < 1e-6 * ac):
+    def newton_from(p0, f0):
+        """(info, eigenvalues, q0, yh, alpha_c, finer-quadrature alpha_c, accepted) of Newton from p0."""
+        info, Hm = _stationary_2d(f, p0, h=1e-3, tol=1e-9 * max(1.0, f0))
+        q0, yh = 1.0 / (1.0 + math.exp(-info.x[0])), math.exp(info.x[1])
+        ac = f(info.x)
+        fine = _continuum_alpha(ln_K, q0, yh, level + 1, 2 * n_panels)
+        ev = np.linalg.eigvalsh(Hm)
+        return info, ev, q0, yh, ac, fine, bool(np.all(ev > 0) and abs(fine - ac) < 1e-6 * ac)
+
+    found = None
+    nit = 0
+    if start is not None:
+        q0s, yhs = (float(v) for v in start)
+        if not (0.0 < q0s < 1.0 and 0.0 < yhs < math.inf):
+            raise ValueError(f"start must be (q0, y_hat) with 0 < q0 < 1 and y_hat > 0, got {start!r}")
+        p0 = np.array([math.log(q0s / (1.0 - q0s)), math.log(yhs)])
+        try:
+            found = newton_from(p0, f(p0))
+        except ConvergenceError:
+            found = None
+        if found is not None and not found[-1]:
+            found = None                         # not a converged interior minimum: search instead
+    if found is None:
+        # the asymptotic solution v = 2/ln K, yh from the slope balance (loose); Nelder-Mead only
+        # brings it into the basin, Newton converges (tighter simplex tolerances cost 50% more
+        # evaluations and move alpha_c by < 1e-14)
+        from scipy.optimize import minimize
+        p0 = np.array([math.log((1.0 - 2.0 / max(ln_K, 4.0)) * max(ln_K, 4.0) / 2.0), math.log(max(ln_K, 4.0) ** 2)])
+        r = minimize(f, p0, method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-8, "maxiter": 4000})
+        nit = r.nit
+        found = newton_from(r.x, r.fun)
+    info, ev, q0, yh, ac, fine, accepted = found
+    if not accepted:
         raise ConvergenceError("tcm_1rsb_large_K: no converged interior minimum",
                                residual=abs(fine - ac), diagnostics={"ln_K": ln_K, "q0": q0, "yh": yh,
                                                                      "hessian_eigenvalues": ev})
     return SaddlePoint("committee.tcm_1rsb_large_K", {"ln_K": ln_K},
                        {"q0": q0, "y_hat": yh, "y": _PHI0SQ48 * yh * math.exp(0.5 * ln_K) if ln_K < 1400 else math.inf},
                        {"alpha_c": ac, "ratio": ac / math.sqrt(ln_K)}, converged=True,
-                       residual=info.residual, iterations=info.iterations + r.nit, hessian_eigenvalues=ev,
+                       residual=info.residual, iterations=info.iterations + nit, hessian_eigenvalues=ev,
                        ansatz="1rsb", extra={"quadrature_error": abs(fine - ac), "coefficient": one_rsb_large_K_coefficient()})
 
 

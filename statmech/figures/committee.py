@@ -136,7 +136,12 @@ def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.
     L = np.log(K1)
     ax[2].errorbar(L, a1 / np.sqrt(L), e1 / np.sqrt(L), fmt="s", ms=3, color="C3", label="1RSB, finite K (RQMC)")
     lc = np.array(lnK_curve)
-    cont = np.array([cm.tcm_1rsb_large_K(ln_K=float(x)).ratio for x in lc])
+    cont, start = [], None
+    for x in lc:  # along the curve, each minimum started from the previous one
+        r = cm.tcm_1rsb_large_K(ln_K=float(x), start=start)
+        cont.append(r.ratio)
+        start = (r.q0, r.y_hat)
+    cont = np.array(cont)
     ax[2].semilogx(lc, cont, "-", color="C0", label="continuum limit, Eq. 1RSB.L")
     ax[2].axhline(8 / math.pi, color="k", ls="-.", lw=1, label=r"$8/\pi$ (derived)")
     ax[2].axhline(16 / math.pi, color="C3", ls=":", lw=1, label=r"$16/\pi$ (Monasson–Zecchina)")
