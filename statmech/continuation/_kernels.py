@@ -20,12 +20,16 @@ from .._linalg_nb import swap_rows as _swap_rows
 
 @numba.njit(cache=True)
 def _bordered(J, Fp, row):
-    """The bordered matrix [[F_x, F_p], [row]]."""
+    """The bordered matrix [[F_x, F_p], [row]].  (Element loops: an array-to-slice assignment
+    compiles numba's shape-mismatch message formatting, seconds of a cold start.)"""
     n = J.shape[0]
     M = np.empty((n + 1, n + 1))
-    M[:n, :n] = J
-    M[:n, n] = Fp
-    M[n, :] = row
+    for i in range(n):
+        for j in range(n):
+            M[i, j] = J[i, j]
+        M[i, n] = Fp[i]
+    for j in range(n + 1):
+        M[n, j] = row[j]
     return M
 
 

@@ -129,7 +129,8 @@ def _newton(model, y0, hi, la, kappa, tab, off, maxiter, full0, st):
         stalled = norm <= NEWTON_TOL and nn > 0.5 * norm
         x, f, d, norm, full = xn, fn, dn, nn, trial_full
         if full:
-            st[:ST] = st[ST:2 * ST]
+            for j in range(ST):  # element loop (docs/developing.md: no array-to-slice assignment)
+                st[j] = st[ST + j]
         if norm <= NEWTON_TOL and (step_ok or stalled):
             return OK, x, f, it, d, full
     if norm <= NEWTON_TOL:
@@ -330,7 +331,8 @@ def _remember(h, la, y, f, d):
     if d != 0.0 and abs(d) < math.inf and abs(f) < math.inf:
         yc = y - f / d
         h[7] = yc - h[8]  # NaN unless predicted by the cubic
-        h[3:6] = h[0:3]
+        for j in range(3):
+            h[3 + j] = h[j]
         h[0] = la
         h[1] = yc
         h[2] = 1.0 / d
