@@ -62,6 +62,8 @@ def _regenerate(name, tmp_path, small):
     subprocess.run([sys.executable, "-m", "statmech", *cmd], check=True, capture_output=True, timeout=36000)
     new = D.load(name, tmp_path)
     assert new.meta["command"] == SPECS[name].command() and bool(new.meta.get("small")) == small
+    cost = new.meta["cost"]                              # the run's measured cost is recorded
+    assert cost["workers"] == 1 and cost["resumed"] is False and 0 <= cost["wall_seconds"] < 36000
     D.compare(SPECS[name], D.load(name), new)
 
 

@@ -179,26 +179,38 @@ def recompute(spec, *, directory=None, executor=None, workers=None, small=False,
     (a dask ``Client`` works).  An interrupted run resumes from the sweep checkpoint.
     Returns the path of the data file.
     """
+    import os
+    import time
+
     from ..sweep import sweep
     spec = specs()[spec] if isinstance(spec, str) else spec
     points = spec.small_points() if small else list(spec.calls)
     directory = data_dir(directory)
     work = directory / f".{spec.name}.sweep.json"
+    resumed = work.exists()
+    t0 = time.perf_counter()
     results = sweep(run_call, points, work, executor=executor, workers=workers, progress=progress,
                     desc=spec.name)
-    path = write(spec, points, results, directory, small=small)
+    cost = {"wall_seconds": round(time.perf_counter() - t0, 1), "resumed": resumed,
+            "workers": "dask" if executor is not None else (workers or os.cpu_count() or 1)}
+    path = write(spec, points, results, directory, small=small, cost=cost)
     work.unlink(missing_ok=True)
     return path
 
 
-def write(spec, points, results, directory=None, *, small=False, note=None):
-    """Write the data file of ``spec`` (atomically) from its calls and encoded results."""
+def write(spec, points, results, directory=None, *, small=False, note=None, cost=None):
+    """Write the data file of ``spec`` (atomically) from its calls and encoded results.
+    ``cost``: how long the computation took (``recompute`` records wall seconds, the
+    workers, and whether it resumed from a checkpoint -- then the seconds are those of
+    the last run only)."""
     from ..io import atomic_write_text
     meta = _meta(spec, points)
     if small:
         meta["small"] = True
     if note:
         meta["note"] = note
+    if cost:
+        meta["cost"] = cost
     path = data_dir(directory) / f"{spec.name}.json"
     atomic_write_text(path, json.dumps({"meta": meta, "fn": f"{__name__}.run_call", "points": points,
                                         "results": [encode(r) for r in results]}, sort_keys=True, indent=1,
