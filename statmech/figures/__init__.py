@@ -13,15 +13,19 @@ from pathlib import Path
 
 __all__ = ["available", "make_all", "make_group", "save", "data_sets", "recompute", "load_data"]
 
-# Groups that share numba kernels run one after the other in the same process, so each kernel
-# is compiled (or loaded from the cache) once: the SCM solver (scm, activations, phase
-# diagrams), the Franz-Parisi kernels (franz_parisi, algorithms), the perceptron kernels.
-# Bundles are submitted largest first (warm-cache CPU seconds, 2026-11: franz_parisi 127,
-# committee 81, activations 16, phase_diagrams 7, scm 6, the others 1-3 each).
-_BUNDLES = (("franz_parisi", "algorithms"),
-            ("committee",),
-            ("scm", "activations", "phase_diagrams"),
-            ("perceptron", "perceptron_simulation", "rsb"))
+# Bundles: groups (or parts "group:part" of a group that lists its PARTS) that share numba
+# kernels run one after the other in the same process, so each kernel is compiled (or loaded
+# from the cache) once: the SCM solver (scm, phase diagrams, the ESP phase diagram of
+# activations), the perceptron kernels (with their simulation figures and rsb), the
+# Franz-Parisi kernels (franz_parisi, algorithms).  The bundles are submitted to the process
+# pool largest first, with their CPU seconds on a cold cache (fresh clone, 2026-11-24) as the
+# size; a group missing here runs as a bundle of its own.
+_BUNDLES = ((32.0, ("scm", "phase_diagrams", "activations:_functions", "activations:_phase_diagram",
+                    "activations:_digits")),
+            (22.0, ("perceptron", "perceptron_simulation", "rsb")),
+            (20.0, ("franz_parisi", "algorithms")),
+            (16.0, ("committee",)),
+            (5.5, ("activations:_hessian",)))
 
 
 def available():
@@ -40,8 +44,15 @@ def save(fig, path):
     return path
 
 
-def make_group(name, out_dir="figures"):
-    """Regenerate one figure group into ``out_dir``; returns ``(paths, (wall, cpu))`` (seconds)."""
+def _parts(name):
+    """The parts of group ``name``: its ``PARTS`` (functions ``fn(out) -> list[Path]``), or
+    ``("make",)``."""
+    return getattr(importlib.import_module(f"{__name__}.{name}"), "PARTS", ("make",))
+
+
+def make_group(name, out_dir="figures", parts=None):
+    """Regenerate one figure group (or only its ``parts``, names in the module's ``PARTS``)
+    into ``out_dir``; returns ``(paths, (wall, cpu))`` (seconds)."""
     import time
 
     import matplotlib
@@ -49,12 +60,46 @@ def make_group(name, out_dir="figures"):
     t0, c0 = time.perf_counter(), time.process_time()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = importlib.import_module(f"{__name__}.{name}").make(out)
+    module = importlib.import_module(f"{__name__}.{name}")
+    known = _parts(name)
+    parts = known if parts is None else tuple(parts)
+    unknown = sorted(set(parts) - set(known))
+    if unknown:
+        raise ValueError(f"parts of figure group {name!r} must be among {list(known)}, got {unknown}")
+    paths = [p for part in parts for p in getattr(module, part)(out)]
     return [str(p) for p in paths], (time.perf_counter() - t0, time.process_time() - c0)
 
 
-def _make_bundle(names, out_dir):
-    return {n: make_group(n, out_dir) for n in names}
+def _make_bundle(entries, out_dir):
+    """Run the entries ("group" or "group:part") of one bundle in order; returns
+    ``[(group, paths, (wall, cpu)), ...]``."""
+    done = []
+    for e in entries:
+        name, _, part = e.partition(":")
+        paths, t = make_group(name, out_dir, parts=(part,) if part else None)
+        done.append((name, paths, t))
+    return done
+
+
+def _bundles(names):
+    """The bundles of entries for the groups ``names``, largest first."""
+    taken = set()
+    out = []
+    for _, entries in sorted(_BUNDLES, key=lambda b: -b[0]):
+        keep = tuple(e for e in entries if e.partition(":")[0] in names)
+        taken |= {e.partition(":")[0] for e in keep}
+        if keep:
+            out.append(keep)
+    # a group named in no bundle, or with parts no bundle lists, runs (the rest of it) alone
+    for n in names:
+        listed = {e.partition(":")[2] for _, b in _BUNDLES for e in b if e.partition(":")[0] == n}
+        if n not in taken:
+            out.append((n,))
+        elif "" not in listed:
+            rest = tuple(f"{n}:{p}" for p in _parts(n) if p not in listed)
+            if rest:
+                out.append(rest)
+    return out
 
 
 def make_all(out_dir="figures", only=None, workers=None, timings=None):
@@ -62,8 +107,8 @@ def make_all(out_dir="figures", only=None, workers=None, timings=None):
 
     The groups run in parallel on a process pool of ``workers`` processes (default: the
     number of cores; ``workers=1`` runs them in this process), groups sharing numba kernels
-    in the same process.  ``timings``, if a dict, receives ``(wall, cpu)`` seconds of each
-    group.  Returns the list of written paths.
+    in the same process (``_BUNDLES``).  ``timings``, if a dict, receives ``(wall, cpu)``
+    seconds of each group (summed over its parts).  Returns the list of written paths.
     """
     import concurrent.futures as cf
     import os
@@ -73,20 +118,24 @@ def make_all(out_dir="figures", only=None, workers=None, timings=None):
         if unknown:
             raise ValueError(f"only must name figure groups among {names}, got {unknown}")
         names = [n for n in names if n in only]
-    bundles = [[n for n in b if n in names] for b in _BUNDLES]
-    bundles = [b for b in bundles if b] + [[n] for n in names if not any(n in b for b in _BUNDLES)]
+    bundles = _bundles(names)
     workers = min(len(bundles), workers or os.cpu_count() or 1)
-    done = {}
+    done = []
     if workers <= 1:
         for b in bundles:
-            done.update(_make_bundle(b, out_dir))
+            done += _make_bundle(b, out_dir)
     else:
         with cf.ProcessPoolExecutor(max_workers=workers) as ex:
             for f in [ex.submit(_make_bundle, b, out_dir) for b in bundles]:
-                done.update(f.result())
+                done += f.result()
+    paths, spent = {}, {}
+    for name, ps, (wall, cpu) in done:
+        paths.setdefault(name, []).extend(ps)
+        w0, c0 = spent.get(name, (0.0, 0.0))
+        spent[name] = (w0 + wall, c0 + cpu)
     if timings is not None:
-        timings.update({n: t for n, (_, t) in done.items()})
-    return [Path(p) for n in available() if n in done for p in done[n][0]]
+        timings.update(spent)
+    return [Path(p) for n in available() if n in paths for p in sorted(paths[n])]
 
 
 def data_sets(names=None):

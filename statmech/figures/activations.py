@@ -221,8 +221,13 @@ def _digits(out):
     return [save(fig, out / "activations_digits.png")]
 
 
+#: the parts of this group, each ``fn(out) -> list[Path]`` (``statmech.figures`` may run them in
+#: different processes: ``_hessian`` only plots stored data, the others use the SCM kernels)
+PARTS = ("_functions", "_phase_diagram", "_hessian", "_digits")
+
+
 def make(out_dir):
     """Regenerate the activation figures into ``out_dir``; returns the paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    return _functions(out) + _phase_diagram(out) + _hessian(out) + _digits(out)
+    return [p for part in PARTS for p in globals()[part](out)]
