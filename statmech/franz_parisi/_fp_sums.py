@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 if typing.TYPE_CHECKING:
-    from statmech.franz_parisi._equations import fp_E, fp_S
+    from statmech.franz_parisi._equations import fp_E, fp_S_mom, fp_S_row, fp_S_uv
     from statmech.franz_parisi._rules import breaks2, fill_nodes
 
 
@@ -31,7 +31,8 @@ def _work(n_max):
 
 @numba.njit(cache=True)
 def fp_sum_S(zo, wo, qh0, qh1, th, ph, frame, x, xc, w, lz, lw, rz, rw):
-    """Ising entropic term: sum_z w_z fp_S(inner rule with a break at -A/B, z, ...)."""
+    """Ising entropic term: sum_z w_z fp_S(inner rule with a break at -A/B, z, ...), per z from the
+    moments over y of log 2cosh(u + v y) (``fp_S_mom``) and the chain rule (``fp_S_row``)."""
     B = math.sqrt(qh1 - th * th / qh0)
     sq = math.sqrt(qh0)
     ys, wy, brk = _work(lz.size + rz.size + 2 * x.size)
@@ -41,7 +42,9 @@ def fp_sum_S(zo, wo, qh0, qh1, th, ph, frame, x, xc, w, lz, lw, rz, rw):
         A = th / sq * z + ph - th
         nb = breaks2(-A / B, np.inf, frame, brk)
         k = fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, ys, wy)
-        r = fp_S(ys[:k], wy[:k], z, qh0, qh1, th, ph)
+        u, v = fp_S_uv(z, qh0, qh1, th, ph)
+        m0, mu, mv, muu, muv, mvv, mrep, m1 = fp_S_mom(ys[:k], wy[:k], u, v)
+        r = fp_S_row(z, qh0, qh1, th, ph, m0, mu, mv, muu, muv, mvv, mrep, m1)
         for a in range(12):
             acc[a] += wo[i] * r[a]
     return acc

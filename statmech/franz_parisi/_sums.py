@@ -16,36 +16,41 @@ import numba
 import numpy as np
 
 if typing.TYPE_CHECKING:
-    from statmech.franz_parisi._equations import stfp_E, stfp_S
+    from statmech.franz_parisi._equations import (l2c_mom, logH_mom, stfp_E_row, stfp_E_uv, stfp_S_row,
+                                                  stfp_S_uv)
 
 
 @numba.njit(cache=True)
 def stfp_sum_S(P, Z, M, Sg, Y, WY, qh, qh1, th, Rh, ph):
-    """E_z <E_y [value, gradient (4), Hessian upper triangle (10)]>_{m|z} of the entropic term."""
+    """E_z <E_y [value, gradient (4), Hessian upper triangle (10)]>_{m|z} of the entropic term:
+    per reference node (z, m), the moments over y of log 2cosh(u + v y) and the chain rule."""
     out = np.zeros(15)
     for i in range(P.shape[0]):
         for j in range(P.shape[1]):
             if P[i, j] == 0.0:
                 continue
-            for k in range(Y.shape[2]):
-                w = P[i, j] * WY[i, j, k]
-                r = stfp_S(Z[i, j], M[i, j], Sg[i, j], Y[i, j, k], qh, qh1, th, Rh, ph)
-                for a in range(15):
-                    out[a] += w * r[a]
+            z, m, sg = Z[i, j], M[i, j], Sg[i, j]
+            u, v = stfp_S_uv(z, m, sg, qh, qh1, th, Rh, ph)
+            m0, mu, mv, muu, muv, mvv = l2c_mom(Y[i, j], WY[i, j], u, v)
+            r = stfp_S_row(qh, qh1, th, Rh, ph, z, m, sg, m0, mu, mv, muu, muv, mvv)
+            for a in range(15):
+                out[a] += P[i, j] * r[a]
     return out
 
 
 @numba.njit(cache=True)
 def stfp_sum_E(P, Z, X, E, WE, qm, qs, q1, t, R):
-    """E_z <E_e [value, gradient (3), Hessian upper triangle (6)]>_{x|z} of the energetic term."""
+    """E_z <E_e [value, gradient (3), Hessian upper triangle (6)]>_{x|z} of the energetic term:
+    per reference node (z, x), the moments over e of log H(u + v e) and the chain rule."""
     out = np.zeros(10)
     for i in range(P.shape[0]):
         for j in range(P.shape[1]):
             if P[i, j] == 0.0:
                 continue
-            for k in range(E.shape[2]):
-                w = P[i, j] * WE[i, j, k]
-                r = stfp_E(Z[i, j], X[i, j], E[i, j, k], qm, qs, q1, t, R)
-                for a in range(10):
-                    out[a] += w * r[a]
+            z, x = Z[i, j], X[i, j]
+            u, v = stfp_E_uv(z, x, qm, qs, q1, t, R)
+            m0, mu, mv, muu, muv, mvv = logH_mom(E[i, j], WE[i, j], u, v)
+            r = stfp_E_row(qm, qs, q1, t, R, z, x, m0, mu, mv, muu, muv, mvv)
+            for a in range(10):
+                out[a] += P[i, j] * r[a]
     return out
