@@ -171,7 +171,7 @@ def _STO():
     }
 
 
-@kernels(include=("statmech.franz_parisi._sums",))
+@kernels(include=("statmech.franz_parisi._rules", "statmech.franz_parisi._sums"))
 def _STFP():
     """FP entropy around sign(m) of the stochastic perceptron (thesis Eqs. 2.55-2.56 with the
     reference of Eq. 2.53; derived in docs/franz_parisi.md)."""

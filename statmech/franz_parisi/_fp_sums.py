@@ -10,7 +10,8 @@ Each loop runs over the outer Gauss--Hermite nodes ``z`` and, per node, builds t
 piecewise tanh--sinh rule of :func:`statmech.franz_parisi._quadrature._nodes` (same nodes,
 same arithmetic: breakpoints at the sharp layers inside the frame ``[-F, F]``, cached
 probability-scale tails beyond) and accumulates ``w_z * fp_X(inner rule, z, ...)`` in the
-order of the former Python loop (``_common._fp_energetic``, ``binary._fp_entropic``).
+order of the former Python loop (``_common._fp_energetic``, ``binary._fp_entropic``), skipping
+the inner nodes at the ends of the rule whose weight is negligible (``_rules.support``).
 """
 import math
 import typing
@@ -20,7 +21,7 @@ import numpy as np
 
 if typing.TYPE_CHECKING:
     from statmech.franz_parisi._equations import fp_E, fp_S_mom, fp_S_row, fp_S_uv
-    from statmech.franz_parisi._rules import breaks2, fill_nodes
+    from statmech.franz_parisi._rules import W_MIN, breaks2, fill_nodes, support
 
 
 @numba.njit(cache=True)
@@ -43,7 +44,8 @@ def fp_sum_S(zo, wo, qh0, qh1, th, ph, frame, x, xc, w, lz, lw, rz, rw):
         nb = breaks2(-A / B, np.inf, frame, brk)
         k = fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, ys, wy)
         u, v = fp_S_uv(z, qh0, qh1, th, ph)
-        m0, mu, mv, muu, muv, mvv, mrep, m1 = fp_S_mom(ys[:k], wy[:k], u, v)
+        k0, k1 = support(wy, k, W_MIN / wo[i])  # (the weight 1 + tanh is at most 2)
+        m0, mu, mv, muu, muv, mvv, mrep, m1 = fp_S_mom(ys[k0:k1], wy[k0:k1], u, v)
         r = fp_S_row(z, qh0, qh1, th, ph, m0, mu, mv, muu, muv, mvv, mrep, m1)
         for a in range(12):
             acc[a] += wo[i] * r[a]
@@ -61,14 +63,18 @@ def fp_sum_E(zo, wo, la0, q0, t, p, q1, kappa, smooth, eg, wg, frame, x, xc, w, 
     acc = np.zeros(9)
     for i in range(zo.size):
         z = zo[i]
+        # the reweighting H(a)/H(a0) is at most 1/H(a0)
+        wmin = W_MIN * math.exp(la0[i]) / wo[i]
         if smooth:
-            r = fp_E(eg, wg, z, q0, t, p, q1, kappa, la0[i])
+            k0, k1 = support(wg, wg.size, wmin)
+            r = fp_E(eg[k0:k1], wg[k0:k1], z, q0, t, p, q1, kappa, la0[i])
         else:
             eb = (kappa - t / sq0 * z) / sv
             ea = (kappa - sq0 * z) * sv / (p - t) if p != t else np.inf
             nb = breaks2(eb, ea, frame, brk)
             k = fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, es, we)
-            r = fp_E(es[:k], we[:k], z, q0, t, p, q1, kappa, la0[i])
+            k0, k1 = support(we, k, wmin)
+            r = fp_E(es[k0:k1], we[k0:k1], z, q0, t, p, q1, kappa, la0[i])
         for a in range(9):
             acc[a] += wo[i] * r[a]
     return acc

@@ -64,3 +64,22 @@ def breaks2(v0, v1, frame, brk):
             brk[m] = vals[i]
             m += 1
     return m
+
+
+# nodes whose weight (times the outer weight and a bound of the integrand's reweighting) is
+# below W_MIN are skipped at the ends of an inner rule: the integrands there grow at most
+# polynomially, so the sums change below double-precision rounding (checked on every figure
+# point: entropies change by < 1e-14, see tests/test_franz_parisi.py)
+W_MIN = 1e-22
+
+
+@numba.njit(cache=True)
+def support(ws, k, wmin):
+    """``(k0, k1)``: nodes ``k0 <= i < k1`` of ``ws[:k]`` span every node of weight >= ``wmin``."""
+    k0 = 0
+    while k0 < k and ws[k0] < wmin:
+        k0 += 1
+    k1 = k
+    while k1 > k0 and ws[k1 - 1] < wmin:
+        k1 -= 1
+    return k0, k1

@@ -8,7 +8,8 @@ module globals; call the loops as ``_STFP.stfp_sum_S`` and ``_STFP.stfp_sum_E``.
 Both loops sum ``P[i, j] * W[i, j, k] * f(...)`` over the reference-side nodes ``(i, j)``
 (outer shared field ``z`` and the magnetization ``m`` or the pattern field ``x``, with the
 normalized reference weights ``P``) and the innermost Gaussian nodes ``k`` (``y`` or ``e``,
-weights ``W``); rows padded with zero weight are skipped.
+weights ``W``); rows padded with zero weight are skipped, and so are the innermost nodes at
+the ends of a row whose weight ``P W`` is below ``_rules.W_MIN``.
 """
 import typing
 
@@ -18,6 +19,7 @@ import numpy as np
 if typing.TYPE_CHECKING:
     from statmech.franz_parisi._equations import (l2c_mom, logH_mom, stfp_E_row, stfp_E_uv, stfp_S_row,
                                                   stfp_S_uv)
+    from statmech.franz_parisi._rules import W_MIN, support
 
 
 @numba.njit(cache=True)
@@ -31,7 +33,8 @@ def stfp_sum_S(P, Z, M, Sg, Y, WY, qh, qh1, th, Rh, ph):
                 continue
             z, m, sg = Z[i, j], M[i, j], Sg[i, j]
             u, v = stfp_S_uv(z, m, sg, qh, qh1, th, Rh, ph)
-            m0, mu, mv, muu, muv, mvv = l2c_mom(Y[i, j], WY[i, j], u, v)
+            k0, k1 = support(WY[i, j], WY.shape[2], W_MIN / P[i, j])
+            m0, mu, mv, muu, muv, mvv = l2c_mom(Y[i, j, k0:k1], WY[i, j, k0:k1], u, v)
             r = stfp_S_row(qh, qh1, th, Rh, ph, z, m, sg, m0, mu, mv, muu, muv, mvv)
             for a in range(15):
                 out[a] += P[i, j] * r[a]
@@ -49,7 +52,8 @@ def stfp_sum_E(P, Z, X, E, WE, qm, qs, q1, t, R):
                 continue
             z, x = Z[i, j], X[i, j]
             u, v = stfp_E_uv(z, x, qm, qs, q1, t, R)
-            m0, mu, mv, muu, muv, mvv = logH_mom(E[i, j], WE[i, j], u, v)
+            k0, k1 = support(WE[i, j], WE.shape[2], W_MIN / P[i, j])
+            m0, mu, mv, muu, muv, mvv = logH_mom(E[i, j, k0:k1], WE[i, j, k0:k1], u, v)
             r = stfp_E_row(qm, qs, q1, t, R, z, x, m0, mu, mv, muu, muv, mvv)
             for a in range(10):
                 out[a] += P[i, j] * r[a]

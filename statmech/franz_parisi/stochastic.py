@@ -18,8 +18,8 @@ from scipy import optimize
 
 from ..errors import ConvergenceError, check_range
 from ..gaussian import tanh_sinh_rule, gauss_hermite, log_H
-from ..saddle import SaddlePoint, newton, vectorize_over
-from ._common import _capped, _follow, _secant
+from ..saddle import SaddlePoint, jacobian_fd, newton, vectorize_over
+from ._common import _follow, _secant
 from ._equations import _STO
 from ._quadrature import _LEVEL, _breaks, _inner_rule, _nodes
 
@@ -123,9 +123,44 @@ def _sto_start(alpha, qs, beta):
     return np.array([qm, qh, _solve_A(qh, qs)])
 
 
+def _sto_jacobian(x, qs, alpha, beta):
+    """Central-difference Jacobian of :func:`_sto_residual` (the steps of
+    :func:`statmech.saddle.jacobian_fd`) one block at a time: rows 0, 1 depend on ``(q_hat, A)``
+    only (site moments, cheap), row 2 on ``q_m`` through the pattern term and linearly on
+    ``q_hat`` -- two pattern terms and four site moments instead of six full residuals."""
+    qm, qh, A = map(float, x)
+    hm, hq, hA = (1e-6 * max(1.0, abs(v)) for v in (qm, qh, A))
+    if not (0.0 < qm - hm and qm + hm < qs and qh - hq > 0.0):
+        return jacobian_fd(lambda v: _sto_residual(v, qs, alpha, beta), x)
+    ws = gauss_hermite(_N_STO)[1]
+    J = np.zeros((3, 3))
+    J[1, 0] = -1.0
+    J[2, 0] = 2 * alpha * (_sto_pattern_term(qm + hm, qs, beta)[1] - _sto_pattern_term(qm - hm, qs, beta)[1]) / (2 * hm)
+    J[2, 1] = 1.0
+    for j, (dq, dA) in ((1, (hq, 0.0)), (2, (0.0, hA))):
+        mp, mm = _site_moments(A + dA, qh + dq)[2], _site_moments(A - dA, qh - dq)[2]
+        J[0, j] = (ws @ mp[:, 2] - ws @ mm[:, 2]) / (2 * (dq + dA))
+        J[1, j] = (ws @ mp[:, 1] ** 2 - ws @ mm[:, 1] ** 2) / (2 * (dq + dA))
+    return J
+
+
 def _sto_newton(x0, qs, alpha, beta):
-    return newton(lambda v: _sto_residual(v, qs, alpha, beta), x0, tol=1e-10, xtol=1e-9, maxiter=30,
-                  in_domain=lambda v: 0 < v[0] < qs and v[1] > 0)
+    return newton(lambda v: _sto_residual(v, qs, alpha, beta), x0, lambda v: _sto_jacobian(v, qs, alpha, beta),
+                  tol=1e-10, xtol=1e-9, maxiter=30, in_domain=lambda v: 0 < v[0] < qs and v[1] > 0)
+
+
+def _sto_step(s, goal, hist):
+    """Step rule of the continuation in q_star: at most 0.05, and small enough that log q_hat
+    changes by about 0.15 at the slope of the last two solutions (q_hat grows steeply towards
+    q_star ~ 0.8: fixed steps there land on other branches or fail, each failure costing a
+    full Newton run)."""
+    ds = 0.05
+    if len(hist) >= 2:
+        (sa, xa), (sb, xb) = hist[-2], hist[-1]
+        slope = abs(math.log(xb[1] / xa[1]) / (sb - sa))
+        if slope > 0.0:
+            ds = min(ds, 0.15 / slope)
+    return math.copysign(min(ds, abs(goal - s)), goal - s)
 
 
 def _sto_solution(alpha, qs, beta):
@@ -173,7 +208,7 @@ def _sto_solution(alpha, qs, beta):
                                 "could not be followed (fold or jump to another branch)",
                                 x=x, diagnostics={"q_star": q, "alpha": alpha, "beta": beta})
 
-    _follow(hist, qs, solve, predict, _capped(0.05), 12, fail)
+    _follow(hist, qs, solve, predict, _sto_step, 12, fail)
     return branch[qs]
 
 
