@@ -143,8 +143,9 @@ def _FP():
         "fp_S_uv": Scalar((z, qh0, qh1, th, ph), (uS, vS)),
         "fp_S_row": Scalar((z, qh0, qh1, th, ph, *_MOM, Mrep, M1), rowS),
         "fp_S_mom": _affine_moments(Log2Cosh, (lambda x: (1 - sp.tanh(x) ** 2) ** 2, lambda x: sp.Integer(1))),
-        "fp_E": Expectation(e, (z, q0, t, p, q1, kappa, la0), (fE, *gE, *HE, gEp, repE, wE)),
-        "sph_fp_S": Scalar((q0, t, p, q1), (sS, *gsS, *HsS, sp.diff(sS, p))),
+        "fp_E": Expectation(e, (z, q0, t, p, q1, kappa, la0),
+                            (fE, *gE, *HE, gEp, repE, wE, *(sp.diff(g, p) for g in gE))),
+        "sph_fp_S": Scalar((q0, t, p, q1), (sS, *gsS, *HsS, sp.diff(sS, p), *(sp.diff(g, p) for g in gsS))),
     }
 
 

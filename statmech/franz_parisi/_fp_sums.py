@@ -60,7 +60,7 @@ def fp_sum_E(zo, wo, la0, q0, t, p, q1, kappa, smooth, eg, wg, frame, x, xc, w, 
     sv = math.sqrt(v)
     sq0 = math.sqrt(q0)
     es, we, brk = _work(lz.size + rz.size + 3 * x.size)
-    acc = np.zeros(9)
+    acc = np.zeros(11)
     for i in range(zo.size):
         z = zo[i]
         # the reweighting H(a)/H(a0) is at most 1/H(a0)
@@ -75,6 +75,6 @@ def fp_sum_E(zo, wo, la0, q0, t, p, q1, kappa, smooth, eg, wg, frame, x, xc, w, 
             k = fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, es, we)
             k0, k1 = support(we, k, wmin)
             r = fp_E(es[k0:k1], we[k0:k1], z, q0, t, p, q1, kappa, la0[i])
-        for a in range(9):
+        for a in range(11):
             acc[a] += wo[i] * r[a]
     return acc
