@@ -59,22 +59,26 @@ def fp_sum_E(zo, wo, la0, q0, t, p, q1, kappa, smooth, eg, wg, frame, x, xc, w, 
     v = q1 - t * t / q0
     sv = math.sqrt(v)
     sq0 = math.sqrt(q0)
-    es, we, brk = _work(lz.size + rz.size + 3 * x.size)
+    n_max = lz.size + rz.size + 3 * x.size
+    es, we, brk = _work(n_max if n_max > eg.size else eg.size)
+    if smooth:  # the same rule at every z, copied to the work buffers: fp_E is compiled once
+        for k in range(eg.size):  # (not again for read-only arrays; an element loop, since a
+            es[k] = eg[k]  # slice assignment would compile numba's shape-error formatting)
+            we[k] = wg[k]
     acc = np.zeros(11)
     for i in range(zo.size):
         z = zo[i]
         # the reweighting H(a)/H(a0) is at most 1/H(a0)
         wmin = W_MIN * math.exp(la0[i]) / wo[i]
         if smooth:
-            k0, k1 = support(wg, wg.size, wmin)
-            r = fp_E(eg[k0:k1], wg[k0:k1], z, q0, t, p, q1, kappa, la0[i])
+            k = eg.size
         else:
             eb = (kappa - t / sq0 * z) / sv
             ea = (kappa - sq0 * z) * sv / (p - t) if p != t else np.inf
             nb = breaks2(eb, ea, frame, brk)
             k = fill_nodes(brk, nb, frame, x, xc, w, lz, lw, rz, rw, es, we)
-            k0, k1 = support(we, k, wmin)
-            r = fp_E(es[k0:k1], we[k0:k1], z, q0, t, p, q1, kappa, la0[i])
+        k0, k1 = support(we, k, wmin)
+        r = fp_E(es[k0:k1], we[k0:k1], z, q0, t, p, q1, kappa, la0[i])
         for a in range(11):
             acc[a] += wo[i] * r[a]
     return acc

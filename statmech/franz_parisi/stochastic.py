@@ -29,7 +29,9 @@ _N_STO = 64  # outer Gauss-Hermite order for the stochastic-perceptron reference
 @lru_cache(maxsize=4)
 def _m_nodes(level=6):
     x, xc, w = tanh_sinh_rule(level)
-    return np.ascontiguousarray(x), np.ascontiguousarray(-x), np.ascontiguousarray(w)
+    mn = -x
+    mn.setflags(write=False)  # like x and w: one compiled signature of the site-measure kernel
+    return np.ascontiguousarray(x), mn, np.ascontiguousarray(w)
 
 
 def _site_moments(A, qh, n=_N_STO):
