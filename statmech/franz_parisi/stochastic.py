@@ -107,8 +107,9 @@ def _sto_residual(x, qs, alpha, beta):
     return np.array([ws @ mom[:, 2] - qs, ws @ mom[:, 1] ** 2 - qm, qh + 2 * alpha * dG])
 
 
-def _sto_start(alpha, qs, beta):
-    """Damped iteration on (q_m, q_hat) with A solved exactly (robust start at small q_star)."""
+def _sto_start(alpha, qs, beta, rtol):
+    """Damped iteration on (q_m, q_hat) with A solved exactly (robust start at small q_star),
+    until a step changes them by less than ``rtol`` (relative)."""
     ws = gauss_hermite(_N_STO)[1]
     qm, qh = 0.8 * qs, 1.0
     A = _solve_A(qh, qs)
@@ -117,7 +118,7 @@ def _sto_start(alpha, qs, beta):
         qm_new = min(float(ws @ mom[:, 1] ** 2), qs * (1 - 1e-9))
         _, dG = _sto_pattern_term(qm, qs, beta)
         qh_new = max(-2 * alpha * dG, 1e-12)
-        if abs(qm_new - qm) < 1e-7 and abs(qh_new - qh) < 1e-7 * (1 + qh):
+        if abs(qm_new - qm) < rtol * qs and abs(qh_new - qh) < rtol * (1 + qh):
             qm, qh = qm_new, qh_new
             break
         qm, qh = 0.5 * qm + 0.5 * qm_new, 0.5 * qh + 0.5 * qh_new
@@ -156,12 +157,17 @@ def _sto_step(s, goal, hist):
     changes by about 0.15 at the slope of the last two solutions (q_hat grows steeply towards
     q_star ~ 0.8: fixed steps there land on other branches or fail, each failure costing a
     full Newton run)."""
+    def slope(i):  # |d log q_hat / d q_star| between hist[i - 1] and hist[i]
+        (sa, xa), (sb, xb) = hist[i - 1], hist[i]
+        return abs(math.log(xb[1] / xa[1]) / (sb - sa))
+
     ds = 0.05
     if len(hist) >= 2:
-        (sa, xa), (sb, xb) = hist[-2], hist[-1]
-        slope = abs(math.log(xb[1] / xa[1]) / (sb - sa))
-        if slope > 0.0:
-            ds = min(ds, 0.15 / slope)
+        k = slope(-1)
+        if len(hist) >= 3 and slope(-2) > 0.0:  # a growing slope keeps growing
+            k *= min(max(k / slope(-2), 1.0), 4.0)
+        if k > 0.0:
+            ds = min(ds, 0.15 / k)
     return math.copysign(min(ds, abs(goal - s)), goal - s)
 
 
@@ -174,7 +180,10 @@ def _sto_solution(alpha, qs, beta):
         return branch[qs]
     if not branch:
         q0 = min(_STO_START, qs)
-        info = _sto_newton(_sto_start(alpha, q0, beta), q0, alpha, beta)
+        try:  # Newton from a rough start (the damped iteration converges linearly) ...
+            info = _sto_newton(_sto_start(alpha, q0, beta, 1e-2), q0, alpha, beta)
+        except ConvergenceError:  # ... else from a close one
+            info = _sto_newton(_sto_start(alpha, q0, beta, 1e-7), q0, alpha, beta)
         branch[q0] = info
         if q0 == qs:
             return info
@@ -182,7 +191,7 @@ def _sto_solution(alpha, qs, beta):
     # continue from the nearest known solution on the side of qs
     below = [k for k in known if k < qs]
     above = [k for k in known if k > qs]
-    seq = below[-2:] if below else above[:2][::-1]
+    seq = below[-3:] if below else above[:3][::-1]
     hist = [(k, branch[k].x) for k in seq]
 
     def predict(hist, q_new):
