@@ -20,6 +20,13 @@ Hessians come from :func:`sympy.diff`.  Notation and derivations: ``docs/franz_p
     The FP functional around ``sign(m)`` of the stochastic perceptron, thesis Eqs. 2.55--2.56
     (``stfp_S``, ``stfp_E``), compiled together with the hand-written quadrature sums of
     :mod:`._sums` (``stfp_sum_S``, ``stfp_sum_E``); used by :mod:`.stochastic_fp`.
+
+Where an integrand is a function of a field affine in the innermost Gaussian variable, the
+quadrature loops use it in moment form (``*_uv``, ``*_mom``, ``*_row``: six moments of the inner
+field per outer node and the chain rule, :func:`_affine_chain`); the per-node kernels
+(``fp_S``, ``stfp_S``, ``stfp_E``) remain the definition they are tested against.  ``fp_E`` and
+``sph_fp_S`` also return the ``p``-derivative of their gradients: the exact tangent of the FP
+branch in ``p`` (the predictor of the continuation in :mod:`._common`).
 """
 from __future__ import annotations
 
@@ -53,8 +60,8 @@ _MOM = sp.symbols("M0 M_u M_v M_uu M_uv M_vv", real=True)
 
 
 def _affine_moments(F, extra=()):
-    """``Expectation`` spec of the six moments of ``F(u + v y)`` (then ``extra(F, h)``, functions
-    of the field ``h``), with arguments ``(u, v)``."""
+    """``Expectation`` spec of the six moments of ``F(u + v y)``, then ``E_y e(u + v y)`` for each
+    function ``e`` in ``extra``; arguments ``(u, v)``."""
     y, u, v = sp.symbols("y u v", real=True)
     f = F(u + v * y)
     fu, fv = sp.diff(f, u), sp.diff(f, v)

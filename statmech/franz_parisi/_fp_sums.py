@@ -3,8 +3,10 @@
 Not imported directly: ``@kernels(include=("statmech.franz_parisi._rules",
 "statmech.franz_parisi._fp_sums"))`` on ``statmech.franz_parisi._equations._FP`` appends this
 text (after the inner rules of :mod:`._rules`) to the generated kernel module,
-where ``fp_S`` and ``fp_E`` (the sympy integrands with their gradients and Hessians, summed
-over inner nodes) are module globals; call the loops as ``_FP.fp_sum_S`` and ``_FP.fp_sum_E``.
+where ``fp_E`` (the sympy energetic integrand with its gradient and Hessian, summed over inner
+nodes) and ``fp_S_uv``, ``fp_S_mom``, ``fp_S_row`` (the entropic term of ``fp_S`` from six moments
+of its inner affine field, see ``_equations._affine_chain``) are module globals; call the loops
+as ``_FP.fp_sum_S`` and ``_FP.fp_sum_E``.
 
 Each loop runs over the outer Gauss--Hermite nodes ``z`` and, per node, builds the inner
 piecewise tanh--sinh rule of :func:`statmech.franz_parisi._quadrature._nodes` (same nodes,

@@ -2,14 +2,17 @@
 
 Not imported directly: ``@kernels(include=("statmech.franz_parisi._sums",))`` on
 ``statmech.franz_parisi._equations._STFP`` appends this text to the generated kernel module,
-where ``stfp_S`` and ``stfp_E`` (the sympy integrands with their gradients and Hessians) are
+where the kernels of the integrands ``stfp_S`` and ``stfp_E`` (with their gradients and
+Hessians) in moment form (``*_uv``, ``*_mom``, ``*_row``, see ``_equations._affine_chain``) are
 module globals; call the loops as ``_STFP.stfp_sum_S`` and ``_STFP.stfp_sum_E``.
 
-Both loops sum ``P[i, j] * W[i, j, k] * f(...)`` over the reference-side nodes ``(i, j)``
+Both loops compute the sums of ``P[i, j] * W[i, j, k] * f(...)`` over the reference-side nodes
+``(i, j)``
 (outer shared field ``z`` and the magnetization ``m`` or the pattern field ``x``, with the
 normalized reference weights ``P``) and the innermost Gaussian nodes ``k`` (``y`` or ``e``,
-weights ``W``); rows padded with zero weight are skipped, and so are the innermost nodes at
-the ends of a row whose weight ``P W`` is below ``_rules.W_MIN``.
+weights ``W``) as ``P[i, j]`` times the chain rule of the moments over ``k``; rows padded with
+zero weight are skipped, and so are the innermost nodes at the ends of a row whose weight
+``P W`` is below ``_rules.W_MIN``.
 """
 import typing
 
