@@ -478,3 +478,23 @@ def test_stochastic_reference_block_jacobian_matches_finite_differences():
     J = fst._sto_jacobian(x, 0.5, 0.55, 20.0)
     Jfd = jacobian_fd(lambda v: fst._sto_residual(v, 0.5, 0.55, 20.0), x)
     np.testing.assert_allclose(J, Jfd, rtol=1e-7, atol=1e-9 * np.max(np.abs(Jfd)))
+
+
+def test_branch_following_stops_where_no_progress_is_possible():
+    """A branch that ends (here at s = 0.5) must raise ConvergenceError, not re-solve the same
+    point forever once the halved step is below the resolution of s."""
+    from statmech.saddle import SolveInfo
+
+    def solve(x0, s):
+        if s >= 0.5:
+            raise ConvergenceError("no solution")
+        return SolveInfo(np.array([s]), 0.0, 1, True)
+
+    def step(s, goal, hist):  # the continuation rule of _continue: at most 4x the last step
+        return min(goal - s, 4.0 * abs(hist[-1][0] - hist[-2][0]))
+
+    hist = [(0.0, np.array([0.0])), (0.1, np.array([0.1]))]
+    with pytest.raises(ConvergenceError, match="branch ends"):
+        fpc._follow(hist, 1.0, solve, lambda h, s: h[-1][1], step, 60,
+                    lambda s, x: ConvergenceError("branch ends", x=x))
+    assert 0.5 - 1e-12 < hist[-1][0] < 0.5

@@ -147,8 +147,8 @@ def _follow(hist, goal, solve, predict, step, attempts, fail, tol=0.0):
 
     Each step tries ``s_new = s + step(s, goal, hist)`` (never beyond ``goal``): the corrector
     ``solve(predict(hist, s_new), s_new)`` either returns a SolveInfo or raises
-    ConvergenceError, and then the step is halved, at most ``attempts`` times before
-    ``fail(s, x)`` (a ConvergenceError) is raised.  Every solution is appended to ``hist``.
+    ConvergenceError, and then the step is halved, at most ``attempts`` times (or until it no
+    longer changes ``s``) before ``fail(s, x)`` (a ConvergenceError) is raised.  Every solution is appended to ``hist``.
     Returns the ``(s, SolveInfo)`` of the steps taken (none when ``|goal - s| <= tol``).
     """
     steps = []
@@ -157,6 +157,8 @@ def _follow(hist, goal, solve, predict, step, attempts, fail, tol=0.0):
         ds = step(s, goal, hist)
         for _attempt in range(attempts):
             s_new = s + ds if abs(ds) < abs(goal - s) else goal
+            if s_new == s:  # the step is below the resolution of s: no progress is possible
+                raise fail(s, hist[-1][1])  # (before, the same point was re-solved forever)
             try:
                 info = solve(predict(hist, s_new), s_new)
                 break
