@@ -421,3 +421,80 @@ def test_cli_stochastic_bad_arguments(capsys):
         assert main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and ("q_star" in err[0] or "d must" in err[0])
+
+
+# ------------------------------------------------------------------ fast paths against their definitions
+def test_affine_moment_sums_equal_the_per_node_integrands():
+    """The quadrature loops sum, per outer node, six moments of the inner affine field and apply
+    the chain rule (``_equations._affine_chain``); the result must equal the sum of the per-node
+    integrands with their sympy gradients and Hessians (``fp_S``, ``stfp_S``, ``stfp_E``) over
+    the same nodes, to rounding."""
+    from statmech.franz_parisi._equations import _FP, _STFP
+    from statmech.gaussian import gauss_hermite
+    rng = np.random.default_rng(3)
+    ys, wy = gauss_hermite(40)
+    # Ising entropic term at one outer node z (all 12 outputs, replicon and weight included)
+    for z, qh0, qh1, th, ph in ((0.7, 0.8, 2.5, 0.6, 1.1), (-1.9, 1.5, 9.0, 2.0, -0.4)):
+        direct = np.array(_FP.fp_S(ys, wy, z, qh0, qh1, th, ph))
+        mom = _FP.fp_S_mom(ys, wy, *_FP.fp_S_uv(z, qh0, qh1, th, ph))
+        fast = np.array(_FP.fp_S_row(z, qh0, qh1, th, ph, *mom))
+        np.testing.assert_allclose(fast, direct, rtol=1e-12, atol=1e-13 * np.max(np.abs(direct)))
+    # stochastic FP sums over a small random reference grid (rows (i, j), inner GH nodes)
+    n1, n2 = 3, 4
+    P = rng.uniform(0.05, 1.0, (n1, n2))
+    P /= P.sum()
+    Z, M = rng.normal(size=(n1, n2)), rng.uniform(-1, 1, (n1, n2))
+    Sg, X = np.sign(M), rng.normal(size=(n1, n2))
+    Y, W = np.broadcast_to(ys, (n1, n2, ys.size)), np.broadcast_to(wy, (n1, n2, ys.size))
+    qh, qh1, th, Rh, ph = 4.0, 5.0, 2.5, 3.0, 0.7
+    qm, qs, q1, t, R = 0.5, 0.7, 0.8, 0.45, 0.55
+    fS = _STFP.stfp_sum_S(P, Z, M, Sg, Y, W, qh, qh1, th, Rh, ph)
+    fE = _STFP.stfp_sum_E(P, Z, X, Y, W, qm, qs, q1, t, R)
+    dS, dE = np.zeros(15), np.zeros(10)
+    for i in range(n1):
+        for j in range(n2):
+            for k in range(ys.size):
+                dS += P[i, j] * wy[k] * np.array(_STFP.stfp_S(Z[i, j], M[i, j], Sg[i, j], ys[k], qh, qh1, th, Rh, ph))
+                dE += P[i, j] * wy[k] * np.array(_STFP.stfp_E(Z[i, j], X[i, j], ys[k], qm, qs, q1, t, R))
+    np.testing.assert_allclose(fS, dS, rtol=1e-12, atol=1e-13 * np.max(np.abs(dS)))
+    np.testing.assert_allclose(fE, dE, rtol=1e-12, atol=1e-13 * np.max(np.abs(dE)))
+
+
+@pytest.mark.parametrize("model", ["binary", "spherical"])
+def test_branch_tangent_matches_finite_difference(model):
+    """The exact tangent dx/dp of the FP branch (predictor of the continuation in d) against the
+    central difference of three Newton solutions."""
+    from statmech.franz_parisi.spherical import _SphericalProblem
+    prob = (fpb._BinaryProblem if model == "binary" else _SphericalProblem)(0.5, 0.0)
+    sols = fpc._march(prob, [0.8, 0.8 - 1e-4, 0.8 + 1e-4], prob.ref.q0, prob.typical(), prob.first_guess)
+    fd = (sols[0.8 + 1e-4].x - sols[0.8 - 1e-4].x) / 2e-4
+    np.testing.assert_allclose(prob.tangent(sols[0.8].x, 0.8), fd, rtol=1e-5, atol=1e-7)
+
+
+def test_stochastic_reference_block_jacobian_matches_finite_differences():
+    from statmech.franz_parisi import stochastic as fst
+    from statmech.saddle import jacobian_fd
+    x = fst._sto_solution(0.55, 0.5, 20.0).x
+    J = fst._sto_jacobian(x, 0.5, 0.55, 20.0)
+    Jfd = jacobian_fd(lambda v: fst._sto_residual(v, 0.5, 0.55, 20.0), x)
+    np.testing.assert_allclose(J, Jfd, rtol=1e-7, atol=1e-9 * np.max(np.abs(Jfd)))
+
+
+def test_branch_following_stops_where_no_progress_is_possible():
+    """A branch that ends (here at s = 0.5) must raise ConvergenceError, not re-solve the same
+    point forever once the halved step is below the resolution of s."""
+    from statmech.saddle import SolveInfo
+
+    def solve(x0, s):
+        if s >= 0.5:
+            raise ConvergenceError("no solution")
+        return SolveInfo(np.array([s]), 0.0, 1, True)
+
+    def step(s, goal, hist):  # the continuation rule of _continue: at most 4x the last step
+        return min(goal - s, 4.0 * abs(hist[-1][0] - hist[-2][0]))
+
+    hist = [(0.0, np.array([0.0])), (0.1, np.array([0.1]))]
+    with pytest.raises(ConvergenceError, match="branch ends"):
+        fpc._follow(hist, 1.0, solve, lambda h, s: h[-1][1], step, 60,
+                    lambda s, x: ConvergenceError("branch ends", x=x))
+    assert 0.5 - 1e-12 < hist[-1][0] < 0.5

@@ -20,6 +20,13 @@ Hessians come from :func:`sympy.diff`.  Notation and derivations: ``docs/franz_p
     The FP functional around ``sign(m)`` of the stochastic perceptron, thesis Eqs. 2.55--2.56
     (``stfp_S``, ``stfp_E``), compiled together with the hand-written quadrature sums of
     :mod:`._sums` (``stfp_sum_S``, ``stfp_sum_E``); used by :mod:`.stochastic_fp`.
+
+Where an integrand is a function of a field affine in the innermost Gaussian variable, the
+quadrature loops use it in moment form (``*_uv``, ``*_mom``, ``*_row``: six moments of the inner
+field per outer node and the chain rule, :func:`_affine_chain`); the per-node kernels
+(``fp_S``, ``stfp_S``, ``stfp_E``) remain the definition they are tested against.  ``fp_E`` and
+``sph_fp_S`` also return the ``p``-derivative of their gradients: the exact tangent of the FP
+branch in ``p`` (the predictor of the continuation in :mod:`._common`).
 """
 from __future__ import annotations
 
@@ -39,6 +46,39 @@ def _grad_hess(f, xs):
     g = [sp.diff(f, v) for v in xs]
     n = len(xs)
     return g, [sp.diff(g[i], xs[j]) for i in range(n) for j in range(i, n)]
+
+
+# ------------------------------------------------------------------ Gaussian-smoothed affine fields
+# Several integrands are a function F of a field affine in the innermost Gaussian variable y,
+# F(u + v y), with u, v functions of the order parameters (and of the outer nodes).  Their
+# E_y, gradients and Hessians need only six moments per outer node,
+#   Phi = E_y F,  Phi_u = E_y F',  Phi_v = E_y y F',  Phi_uu = E_y F'',  Phi_uv = E_y y F'',
+#   Phi_vv = E_y y^2 F''   (F evaluated at u + v y),
+# (:func:`_affine_moments`, one transcendental evaluation per node instead of the whole
+# gradient and Hessian per node) and the chain rule at the outer node (:func:`_affine_chain`).
+_MOM = sp.symbols("M0 M_u M_v M_uu M_uv M_vv", real=True)
+
+
+def _affine_moments(F, extra=()):
+    """``Expectation`` spec of the six moments of ``F(u + v y)``, then ``E_y e(u + v y)`` for each
+    function ``e`` in ``extra``; arguments ``(u, v)``."""
+    y, u, v = sp.symbols("y u v", real=True)
+    f = F(u + v * y)
+    fu, fv = sp.diff(f, u), sp.diff(f, v)
+    return Expectation(y, (u, v), (f, fu, fv, sp.diff(fu, u), sp.diff(fu, v), sp.diff(fv, v),
+                                   *(e(u + v * y) for e in extra)))
+
+
+def _affine_chain(u, v, xs):
+    """``E_y F(u + v y)`` (the moment symbol), its gradient in ``xs`` and the upper triangle of
+    its Hessian, in terms of the moments ``_MOM`` (chain rule through ``u(xs)``, ``v(xs)``)."""
+    M0, Mu, Mv, Muu, Muv, Mvv = _MOM
+    du, dv = [sp.diff(u, a) for a in xs], [sp.diff(v, a) for a in xs]
+    g = [Mu * du[i] + Mv * dv[i] for i in range(len(xs))]
+    H = [Muu * du[i] * du[j] + Muv * (du[i] * dv[j] + du[j] * dv[i]) + Mvv * dv[i] * dv[j]
+         + Mu * sp.diff(du[i], xs[j]) + Mv * sp.diff(dv[i], xs[j])
+         for i in range(len(xs)) for j in range(i, len(xs))]
+    return [M0] + g + H
 
 
 @kernels
@@ -74,11 +114,15 @@ def _FP():
     # reference spin is taken +1 (weight (1 + tanh(sqrt(qh0) z)), symmetry W~ -> -W~, z -> -z),
     # local field of a constrained spin:
     #   h = (t_hat/sqrt(qh0)) z + (p_hat - t_hat) + sqrt(q_hat1 - t_hat^2/qh0) y
-    h = th / sp.sqrt(qh0) * z + (ph - th) + sp.sqrt(qh1 - th ** 2 / qh0) * y
+    uS, vS = th / sp.sqrt(qh0) * z + (ph - th), sp.sqrt(qh1 - th ** 2 / qh0)
+    h = uS + vS * y
     wS = 1 + sp.tanh(sp.sqrt(qh0) * z)
     fS = wS * Log2Cosh(h)
     gS, HS = _grad_hess(fS, (qh1, th, ph))
     repS = wS * (1 - sp.tanh(h) ** 2) ** 2
+    # the same per outer node z from the moments of log 2cosh(uS + vS y) (fast path, _fp_sums)
+    Mrep, M1 = sp.symbols("M_rep M_1", real=True)
+    rowS = [wS * c for c in _affine_chain(uS, vS, (qh1, th, ph))] + [wS * Mrep, wS * M1]
 
     # ---- energetic term (Ising and spherical weights alike).  Given the shared field z:
     #   reference field u = sqrt(q0) z + x,  x ~ N(0, 1-q0),
@@ -103,8 +147,12 @@ def _FP():
     gsS, HsS = _grad_hess(sS, XE)
     return {
         "fp_S": Expectation(y, (z, qh0, qh1, th, ph), (fS, *gS, *HS, repS, wS)),
-        "fp_E": Expectation(e, (z, q0, t, p, q1, kappa, la0), (fE, *gE, *HE, gEp, repE, wE)),
-        "sph_fp_S": Scalar((q0, t, p, q1), (sS, *gsS, *HsS, sp.diff(sS, p))),
+        "fp_S_uv": Scalar((z, qh0, qh1, th, ph), (uS, vS)),
+        "fp_S_row": Scalar((z, qh0, qh1, th, ph, *_MOM, Mrep, M1), rowS),
+        "fp_S_mom": _affine_moments(Log2Cosh, (lambda x: (1 - sp.tanh(x) ** 2) ** 2, lambda x: sp.Integer(1))),
+        "fp_E": Expectation(e, (z, q0, t, p, q1, kappa, la0),
+                            (fE, *gE, *HE, gEp, repE, wE, *(sp.diff(g, p) for g in gE))),
+        "sph_fp_S": Scalar((q0, t, p, q1), (sS, *gsS, *HsS, sp.diff(sS, p), *(sp.diff(g, p) for g in gsS))),
     }
 
 
@@ -131,7 +179,7 @@ def _STO():
     }
 
 
-@kernels(include=("statmech.franz_parisi._sums",))
+@kernels(include=("statmech.franz_parisi._rules", "statmech.franz_parisi._sums"))
 def _STFP():
     """FP entropy around sign(m) of the stochastic perceptron (thesis Eqs. 2.55-2.56 with the
     reference of Eq. 2.53; derived in docs/franz_parisi.md)."""
@@ -142,15 +190,24 @@ def _STFP():
     # entropic integrand given the reference's shared field z, its magnetization m (sign sg)
     # and the Gaussian y:
     #   h = (t_hat/sqrt(q_hat)) z + (R_hat - t_hat) m + p_hat sg + sqrt(q_hat1 - t_hat^2/q_hat) y
-    hst = th / sp.sqrt(qh) * z + (Rh - th) * m + ph * sg + sp.sqrt(qh1 - th ** 2 / qh) * y
-    fST = Log2Cosh(hst)
+    uST, vST = th / sp.sqrt(qh) * z + (Rh - th) * m + ph * sg, sp.sqrt(qh1 - th ** 2 / qh)
+    fST = Log2Cosh(uST + vST * y)
     gST, hST = _grad_hess(fST, (qh1, th, Rh, ph))
     # energetic integrand given the reference fields (z, x): constrained field
     #   v = (t/sqrt(q_m)) z + (R - t)/sqrt(q_star - q_m) x + s_v e + sqrt(1 - q1) w,
     #   s_v^2 = q1 - t^2/q_m - (R - t)^2/(q_star - q_m);  log P(v > 0 | z, x, e) = log H(b)
     svst = sp.sqrt(q1 - t ** 2 / qm - (Rs - t) ** 2 / (qs - qm))
-    bst = -(t / sp.sqrt(qm) * z + (Rs - t) / sp.sqrt(qs - qm) * x + svst * e) / sp.sqrt(1 - q1)
-    fET = LogH(bst)
+    uET = -(t / sp.sqrt(qm) * z + (Rs - t) / sp.sqrt(qs - qm) * x) / sp.sqrt(1 - q1)
+    vET = -svst / sp.sqrt(1 - q1)
+    fET = LogH(uET + vET * e)
     gET, hET = _grad_hess(fET, (q1, t, Rs))
+    # stfp_S, stfp_E: the integrands per node (the definition); the sums of _sums use the same
+    # per reference node (z, m) or (z, x) from the moments over y (or e) of the affine field
     return {"stfp_S": Scalar((z, m, sg, y, qh, qh1, th, Rh, ph), [fST] + gST + hST),
-            "stfp_E": Scalar((z, x, e, qm, qs, q1, t, Rs), [fET] + gET + hET)}
+            "stfp_E": Scalar((z, x, e, qm, qs, q1, t, Rs), [fET] + gET + hET),
+            "stfp_S_uv": Scalar((z, m, sg, qh, qh1, th, Rh, ph), (uST, vST)),
+            "stfp_S_row": Scalar((qh, qh1, th, Rh, ph, z, m, sg, *_MOM), _affine_chain(uST, vST, (qh1, th, Rh, ph))),
+            "l2c_mom": _affine_moments(Log2Cosh),
+            "stfp_E_uv": Scalar((z, x, qm, qs, q1, t, Rs), (uET, vET)),
+            "stfp_E_row": Scalar((qm, qs, q1, t, Rs, z, x, *_MOM), _affine_chain(uET, vET, (q1, t, Rs))),
+            "logH_mom": _affine_moments(LogH)}

@@ -1,8 +1,8 @@
 """Inner piecewise tanh--sinh rules of the FP integrals, built inside numba loops.
 
 Not imported directly: included (``@kernels(include=("statmech.franz_parisi._rules", ...))``)
-in the kernel modules of ``_equations._FP`` and ``_equations._STO``, whose outer loops
-(:mod:`._fp_sums`, :mod:`._sto_sums`) build per outer node the same rule as
+in the kernel modules of ``_equations._FP``, ``_equations._STO`` and ``_equations._STFP``, whose
+outer loops (:mod:`._fp_sums`, :mod:`._sto_sums`) build per outer node the same rule as
 :func:`statmech.franz_parisi._quadrature._nodes` (same nodes, same arithmetic): tanh--sinh on
 every finite piece between breakpoints inside the frame ``[-F, F]``, cached
 probability-scale tails beyond (the arguments come from ``_quadrature._inner_rule``).
@@ -64,3 +64,22 @@ def breaks2(v0, v1, frame, brk):
             brk[m] = vals[i]
             m += 1
     return m
+
+
+# nodes whose weight (times the outer weight and a bound of the integrand's reweighting) is
+# below W_MIN are skipped at the ends of an inner rule (:func:`support`): the integrands there
+# grow at most polynomially, so the sums change at the level of double-precision rounding
+# (measured on every point of the FP figures: entropies change by < 5e-15)
+W_MIN = 1e-22
+
+
+@numba.njit(cache=True)
+def support(ws, k, wmin):
+    """``(k0, k1)``: nodes ``k0 <= i < k1`` of ``ws[:k]`` span every node of weight >= ``wmin``."""
+    k0 = 0
+    while k0 < k and ws[k0] < wmin:
+        k0 += 1
+    k1 = k
+    while k1 > k0 and ws[k1 - 1] < wmin:
+        k1 -= 1
+    return k0, k1

@@ -108,6 +108,10 @@ class _BinaryProblem(_Problem):
     def ref_params(self):
         return {"q0": self.ref.q0, "q_hat0": self.ref.qh0}
 
+    def dF_dp(self, x, p):
+        E = self.eval(x, p)[3]
+        return np.array([self.alpha * E[9], self.alpha * E[10], 0.0, 0.0, -1.0])
+
     def thermo(self, x, p):
         F, J, S, E = self.eval(x, p)
         q1, t, qh1, th, ph = x

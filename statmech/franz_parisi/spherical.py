@@ -57,6 +57,10 @@ class _SphericalProblem(_Problem):
     def ref_params(self):
         return {"q0": self.ref.q0}
 
+    def dF_dp(self, x, p):
+        _, _, s, E = self.eval(x, p)
+        return np.array([s[7] + self.alpha * E[9], s[8] + self.alpha * E[10]])
+
     def thermo(self, x, p):
         F, J, s, E = self.eval(x, p)
         ent = s[0] + self.alpha * E[0]

@@ -18,8 +18,8 @@ from scipy import optimize
 
 from ..errors import ConvergenceError, check_range
 from ..gaussian import tanh_sinh_rule, gauss_hermite, log_H
-from ..saddle import SaddlePoint, newton, vectorize_over
-from ._common import _capped, _follow, _secant
+from ..saddle import SaddlePoint, jacobian_fd, newton, vectorize_over
+from ._common import _follow, _secant
 from ._equations import _STO
 from ._quadrature import _LEVEL, _breaks, _inner_rule, _nodes
 
@@ -29,7 +29,9 @@ _N_STO = 64  # outer Gauss-Hermite order for the stochastic-perceptron reference
 @lru_cache(maxsize=4)
 def _m_nodes(level=6):
     x, xc, w = tanh_sinh_rule(level)
-    return np.ascontiguousarray(x), np.ascontiguousarray(-x), np.ascontiguousarray(w)
+    mn = -x
+    mn.setflags(write=False)  # like x and w: one compiled signature of the site-measure kernel
+    return np.ascontiguousarray(x), mn, np.ascontiguousarray(w)
 
 
 def _site_moments(A, qh, n=_N_STO):
@@ -105,8 +107,9 @@ def _sto_residual(x, qs, alpha, beta):
     return np.array([ws @ mom[:, 2] - qs, ws @ mom[:, 1] ** 2 - qm, qh + 2 * alpha * dG])
 
 
-def _sto_start(alpha, qs, beta):
-    """Damped iteration on (q_m, q_hat) with A solved exactly (robust start at small q_star)."""
+def _sto_start(alpha, qs, beta, rtol):
+    """Damped iteration on (q_m, q_hat) with A solved exactly (robust start at small q_star),
+    until a step changes them by less than ``rtol`` (relative)."""
     ws = gauss_hermite(_N_STO)[1]
     qm, qh = 0.8 * qs, 1.0
     A = _solve_A(qh, qs)
@@ -115,7 +118,7 @@ def _sto_start(alpha, qs, beta):
         qm_new = min(float(ws @ mom[:, 1] ** 2), qs * (1 - 1e-9))
         _, dG = _sto_pattern_term(qm, qs, beta)
         qh_new = max(-2 * alpha * dG, 1e-12)
-        if abs(qm_new - qm) < 1e-7 and abs(qh_new - qh) < 1e-7 * (1 + qh):
+        if abs(qm_new - qm) < rtol * qs and abs(qh_new - qh) < rtol * (1 + qh):
             qm, qh = qm_new, qh_new
             break
         qm, qh = 0.5 * qm + 0.5 * qm_new, 0.5 * qh + 0.5 * qh_new
@@ -123,9 +126,49 @@ def _sto_start(alpha, qs, beta):
     return np.array([qm, qh, _solve_A(qh, qs)])
 
 
+def _sto_jacobian(x, qs, alpha, beta):
+    """Central-difference Jacobian of :func:`_sto_residual` (the steps of
+    :func:`statmech.saddle.jacobian_fd`) one block at a time: rows 0, 1 depend on ``(q_hat, A)``
+    only (site moments, cheap), row 2 on ``q_m`` through the pattern term and linearly on
+    ``q_hat`` -- two pattern terms and four site moments instead of six full residuals."""
+    qm, qh, A = map(float, x)
+    hm, hq, hA = (1e-6 * max(1.0, abs(v)) for v in (qm, qh, A))
+    if not (0.0 < qm - hm and qm + hm < qs and qh - hq > 0.0):
+        return jacobian_fd(lambda v: _sto_residual(v, qs, alpha, beta), x)
+    ws = gauss_hermite(_N_STO)[1]
+    J = np.zeros((3, 3))
+    J[1, 0] = -1.0
+    J[2, 0] = 2 * alpha * (_sto_pattern_term(qm + hm, qs, beta)[1] - _sto_pattern_term(qm - hm, qs, beta)[1]) / (2 * hm)
+    J[2, 1] = 1.0
+    for j, (dq, dA) in ((1, (hq, 0.0)), (2, (0.0, hA))):
+        mp, mm = _site_moments(A + dA, qh + dq)[2], _site_moments(A - dA, qh - dq)[2]
+        J[0, j] = (ws @ mp[:, 2] - ws @ mm[:, 2]) / (2 * (dq + dA))
+        J[1, j] = (ws @ mp[:, 1] ** 2 - ws @ mm[:, 1] ** 2) / (2 * (dq + dA))
+    return J
+
+
 def _sto_newton(x0, qs, alpha, beta):
-    return newton(lambda v: _sto_residual(v, qs, alpha, beta), x0, tol=1e-10, xtol=1e-9, maxiter=30,
-                  in_domain=lambda v: 0 < v[0] < qs and v[1] > 0)
+    return newton(lambda v: _sto_residual(v, qs, alpha, beta), x0, lambda v: _sto_jacobian(v, qs, alpha, beta),
+                  tol=1e-10, xtol=1e-9, maxiter=30, in_domain=lambda v: 0 < v[0] < qs and v[1] > 0)
+
+
+def _sto_step(s, goal, hist):
+    """Step rule of the continuation in q_star: at most 0.05, and small enough that log q_hat
+    changes by about 0.15 at the slope of the last two solutions (q_hat grows steeply towards
+    q_star ~ 0.8: fixed steps there land on other branches or fail, each failure costing a
+    full Newton run)."""
+    def slope(i):  # |d log q_hat / d q_star| between hist[i - 1] and hist[i]
+        (sa, xa), (sb, xb) = hist[i - 1], hist[i]
+        return abs(math.log(xb[1] / xa[1]) / (sb - sa))
+
+    ds = 0.05
+    if len(hist) >= 2:
+        k = slope(-1)
+        if len(hist) >= 3 and slope(-2) > 0.0:  # a growing slope keeps growing
+            k *= min(max(k / slope(-2), 1.0), 4.0)
+        if k > 0.0:
+            ds = min(ds, 0.15 / k)
+    return math.copysign(min(ds, abs(goal - s)), goal - s)
 
 
 def _sto_solution(alpha, qs, beta):
@@ -137,7 +180,10 @@ def _sto_solution(alpha, qs, beta):
         return branch[qs]
     if not branch:
         q0 = min(_STO_START, qs)
-        info = _sto_newton(_sto_start(alpha, q0, beta), q0, alpha, beta)
+        try:  # Newton from a rough start (the damped iteration converges linearly) ...
+            info = _sto_newton(_sto_start(alpha, q0, beta, 1e-2), q0, alpha, beta)
+        except ConvergenceError:  # ... else from a close one
+            info = _sto_newton(_sto_start(alpha, q0, beta, 1e-7), q0, alpha, beta)
         branch[q0] = info
         if q0 == qs:
             return info
@@ -145,7 +191,7 @@ def _sto_solution(alpha, qs, beta):
     # continue from the nearest known solution on the side of qs
     below = [k for k in known if k < qs]
     above = [k for k in known if k > qs]
-    seq = below[-2:] if below else above[:2][::-1]
+    seq = below[-3:] if below else above[:3][::-1]
     hist = [(k, branch[k].x) for k in seq]
 
     def predict(hist, q_new):
@@ -173,7 +219,7 @@ def _sto_solution(alpha, qs, beta):
                                 "could not be followed (fold or jump to another branch)",
                                 x=x, diagnostics={"q_star": q, "alpha": alpha, "beta": beta})
 
-    _follow(hist, qs, solve, predict, _capped(0.05), 12, fail)
+    _follow(hist, qs, solve, predict, _sto_step, 12, fail)
     return branch[qs]
 
 
