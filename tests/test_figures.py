@@ -15,6 +15,11 @@ def test_bundles_cover_every_part_of_every_group_once():
     for n in names:
         parts = set(F._parts(n))
         assert covered[n] == {"*"} or covered[n] == parts, (n, covered[n], parts)
+    # every bundle entry names an existing group (and one of its PARTS): a typo would drop it
+    for _, bundle in F._BUNDLES:
+        for e in bundle:
+            name, _, part = e.partition(":")
+            assert name in names and (not part or part in F._parts(name)), e
     # a subset keeps the bundle order and drops the groups not asked for
     sub = F._bundles(["activations", "committee"])
     assert [e for b in sub for e in b] == ["activations:_functions", "activations:_phase_diagram",
