@@ -270,6 +270,8 @@ def ss_solve(pts, q0, tab, off, nmax, bmax, out):
     st = np.empty(NST)
     h = _history()
     good = rt_bool(True)
+    # run-time values, not literals (statmech._nb): the solver chain is compiled once
+    model, fb, cold = rt_int(SS), rt_int(FB_EXPAND), rt_bool(False)
     yprev = _logit(q0) if 0.0 < q0 < 1.0 else math.nan
     kprev = math.nan
     for i in range(pts.shape[0]):
@@ -296,10 +298,9 @@ def ss_solve(pts, q0, tab, off, nmax, bmax, out):
         y0 = min(la + 2 * math.log(inv_mills_nb(k)), -math.log1p(-a / ac))
         y0, predicted, full0 = _start(y0, yprev, h, la, good)
         st[NST - 2:] = 0.0
-        status, y, r, it, d, full = _solve(rt_int(SS), y0, math.inf, la, k, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0, full0, st)
+        status, y, r, it, d, full = _solve(model, y0, math.inf, la, k, tab, off, nmax, bmax, fb, 0.0, full0, st)
         if status != OK and predicted:  # a bad prediction: start again from the previous solution
-            status, y, r, it, d, full = _solve(rt_int(SS), yprev, math.inf, la, k, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0,
-                                               rt_bool(False), st)
+            status, y, r, it, d, full = _solve(model, yprev, math.inf, la, k, tab, off, nmax, bmax, fb, 0.0, cold, st)
         if status != OK:
             return i, status, y, abs(r), it
         q = _expit(y)
@@ -327,6 +328,8 @@ def sts_solve(pts, R0, ys, tbl, tab, off, nmax, bmax, out):
     st = np.empty(NST)
     h = _history()
     good = rt_bool(True)
+    # run-time values, not literals (statmech._nb): the solver chain is compiled once
+    model, fb, cold = rt_int(STS), rt_int(FB_EXPAND), rt_bool(False)
     yprev = _logit(R0) if 0.0 < R0 < 1.0 else math.nan
     for i in range(pts.shape[0]):
         a = pts[i, 0]
@@ -355,10 +358,9 @@ def sts_solve(pts, R0, ys, tbl, tab, off, nmax, bmax, out):
         yt = math.nan if i == 0 and yprev == yprev else _table_start(la, ys, tbl)
         y0, predicted, full0 = _start(y0, yt if yt == yt else yprev, h, la, good)
         st[NST - 2:] = 0.0
-        status, y, r, it, d, full = _solve(rt_int(STS), y0, math.inf, la, 0.0, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0, full0, st)
+        status, y, r, it, d, full = _solve(model, y0, math.inf, la, 0.0, tab, off, nmax, bmax, fb, 0.0, full0, st)
         if status != OK and predicted:
-            status, y, r, it, d, full = _solve(rt_int(STS), yprev, math.inf, la, 0.0, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0,
-                                               rt_bool(False), st)
+            status, y, r, it, d, full = _solve(model, yprev, math.inf, la, 0.0, tab, off, nmax, bmax, fb, 0.0, cold, st)
         if status != OK:
             return i, status, y, abs(r), it
         R = _expit(y)
@@ -385,6 +387,8 @@ def bs_solve(pts, qh0, tab, off, nmax, bmax, out):
     st = np.empty(NST)
     h = _history()
     good = rt_bool(True)
+    # run-time values, not literals (statmech._nb): the solver chain is compiled once
+    model, fb, cold = rt_int(BS), rt_int(FB_EXPAND), rt_bool(False)
     yprev = math.log(qh0) if qh0 > 0.0 else math.nan
     kprev = math.nan
     for i in range(pts.shape[0]):
@@ -411,10 +415,9 @@ def bs_solve(pts, qh0, tab, off, nmax, bmax, out):
         la = math.log(a)
         y0, predicted, full0 = _start(la + 2 * math.log(inv_mills_nb(k)), yprev, h, la, good)
         st[NST - 2:] = 0.0
-        status, y, r, it, d, full = _solve(rt_int(BS), y0, math.inf, la, k, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0, full0, st)
+        status, y, r, it, d, full = _solve(model, y0, math.inf, la, k, tab, off, nmax, bmax, fb, 0.0, full0, st)
         if status != OK and predicted:
-            status, y, r, it, d, full = _solve(rt_int(BS), yprev, math.inf, la, k, tab, off, nmax, bmax, rt_int(FB_EXPAND), 0.0,
-                                               rt_bool(False), st)
+            status, y, r, it, d, full = _solve(model, yprev, math.inf, la, k, tab, off, nmax, bmax, fb, 0.0, cold, st)
         if status != OK:
             return i, status, y, abs(r), it
         qh = math.exp(y)
@@ -450,15 +453,15 @@ def bs_capacity(pts, tab, off, nmax, bmax, out):
     log q_hat of the RS entropy along the branch, Newton from 0.5 with the envelope-theorem
     derivative, else bracketed from 0 on -phi.  Columns ("alpha",) + TAIL_COLS (residual 0)."""
     st = np.empty(NST)
+    model, fb, cold = rt_int(BS_ENT), rt_int(FB_EXPAND_NEG), rt_bool(False)  # run-time values
     for i in range(pts.shape[0]):
         k = pts[i, 0]
         st[NST - 2:] = 0.0
-        status, y, r, it, d, full = _solve(rt_int(BS_ENT), 0.5, math.inf, 0.0, k, tab, off, nmax, bmax, rt_int(FB_EXPAND_NEG), 0.0,
-                                           rt_bool(False), st)
+        status, y, r, it, d, full = _solve(model, 0.5, math.inf, 0.0, k, tab, off, nmax, bmax, fb, 0.0, cold, st)
         if status != OK:
             return i, status, y, abs(r), it
-        ok, q, p, e, ei, a = _bin_point(math.exp(y), k, tab, off, rt_bool(False))
-        _count(st, rt_bool(False))
+        ok, q, p, e, ei, a = _bin_point(math.exp(y), k, tab, off, cold)
+        _count(st, cold)
         if not ok:
             return i, RAISED, y, math.inf, it
         out[i, 0] = a
@@ -483,26 +486,27 @@ def bts_transition(tab, off, nmax, bmax):
     st = np.zeros(NST)
     nan = math.nan
     none = (nan, nan, nan, nan, nan, nan, nan, nan)
+    slope, ent = rt_int(BTS_SLOPE), rt_int(BTS_ENT)  # run-time values (statmech._nb)
     y = -2.0
-    g_prev = _f(rt_int(BTS_SLOPE), 1.0, y, 0.0, 0.0, tab, off, st)
+    g_prev = _f(slope, 1.0, y, 0.0, 0.0, tab, off, st)
     while g_prev > 0:
         y_new = y + 0.25
-        g = _f(rt_int(BTS_SLOPE), 1.0, y_new, 0.0, 0.0, tab, off, st)
+        g = _f(slope, 1.0, y_new, 0.0, 0.0, tab, off, st)
         if g <= 0:
             break
         y, g_prev = y_new, g
         if y > 6:
             return NO_SPINODAL, y, g, none
-    status, ysp, r, it = _brentq(rt_int(BTS_SLOPE), 1.0, y, y + 0.25, 0.0, 0.0, tab, off, bmax, st)
+    status, ysp, r, it = _brentq(slope, 1.0, y, y + 0.25, 0.0, 0.0, tab, off, bmax, st)
     if status != OK:
         return status, ysp, r, none
-    s = _f(rt_int(BTS_ENT), 1.0, ysp, 0.0, 0.0, tab, off, st)
+    s = _f(ent, 1.0, ysp, 0.0, 0.0, tab, off, st)
     if not s < 0:
         return ENTROPY_POSITIVE, ysp, s, none
     # Newton from y_sp - 0.7 below y_sp (envelope-theorem derivative), else Brent in (-8, y_sp)
-    status, yc, r, it, d, full = _newton(rt_int(BTS_ENT), ysp - 0.7, ysp, 0.0, 0.0, tab, off, nmax, rt_bool(False), st)
+    status, yc, r, it, d, full = _newton(ent, ysp - 0.7, ysp, 0.0, 0.0, tab, off, nmax, rt_bool(False), st)
     if status != OK:
-        status, yc, r, it = _brentq(rt_int(BTS_ENT), 1.0, -8.0, ysp, 0.0, 0.0, tab, off, bmax, st)
+        status, yc, r, it = _brentq(ent, 1.0, -8.0, ysp, 0.0, 0.0, tab, off, bmax, st)
     if status != OK:
         return status, yc, r, none
     asp, rhsp, Rsp = _bts_alpha_R(ysp, tab, off)
@@ -554,6 +558,7 @@ def bts_solve(pts, ysp, asp, ys, tbl, tab, off, nmax, bmax, out):
     (ys, tbl) of ``branch_table``, else from min(log alpha, y_sp - 0.7); on failure a
     walk down from y_sp) or the unstable one (a walk up from y_sp).  Columns BTS_COLS."""
     st = np.empty(NST)
+    model, cold = rt_int(BTS), rt_bool(False)  # run-time values (statmech._nb)
     for i in range(pts.shape[0]):
         a = pts[i, 0]
         row = out[i]
@@ -563,12 +568,12 @@ def bts_solve(pts, ysp, asp, ys, tbl, tab, off, nmax, bmax, out):
         if a == asp:
             status, y, r, it = OK, ysp, 0.0, 0
         elif pts[i, 1] != 0.0:
-            status, y, r, it, d, full = _solve(rt_int(BTS), 0.0, math.inf, la, 0.0, tab, off, nmax, bmax, rt_int(FB_UNSTABLE), ysp,
-                                               rt_bool(False), st)
+            status, y, r, it, d, full = _solve(model, 0.0, math.inf, la, 0.0, tab, off, nmax, bmax, rt_int(FB_UNSTABLE),
+                                               ysp, cold, st)
         else:
             y0 = _table_start(la, ys, tbl)
             y0 = min(la, ysp - 0.7) if y0 != y0 else y0
-            status, y, r, it, d, full = _solve(rt_int(BTS), y0, ysp, la, 0.0, tab, off, nmax, bmax, rt_int(FB_POOR), ysp, rt_bool(False), st)
+            status, y, r, it, d, full = _solve(model, y0, ysp, la, 0.0, tab, off, nmax, bmax, rt_int(FB_POOR), ysp, cold, st)
         if status != OK:
             return i, status, y, abs(r), it
         rh = math.exp(y)
