@@ -23,7 +23,8 @@ def test_bundles_cover_every_part_of_every_group_once():
     # a subset keeps the bundle order and drops the groups not asked for
     sub = F._bundles(["activations", "committee"])
     assert [e for b in sub for e in b] == ["activations:_functions", "activations:_phase_diagram",
-                                           "activations:_digits", "committee", "activations:_hessian"]
+                                           "activations:_digits", "committee", "activations:_hessian",
+                                           "activations:_hessian_spectra"]
 
 
 def test_make_group_rejects_unknown_parts_and_groups(tmp_path):
@@ -38,7 +39,8 @@ def test_make_all_runs_the_parts_of_a_group_in_two_processes(tmp_path):
     timings = {}
     paths = F.make_all(tmp_path, only=["activations"], workers=2, timings=timings)
     assert {p.name for p in paths} >= {"activations_functions.png", "activations_scm_phase_diagram.png",
-                                       "activations_hessian_loss.png"}
+                                       "activations_hessian_loss.png",
+                                       "activations_eigenvalue_histograms.png"}
     assert all(p.stat().st_size > 10_000 for p in paths)
     wall, cpu = timings["activations"]
     assert wall > 0 and cpu > 0

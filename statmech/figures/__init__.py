@@ -19,13 +19,15 @@ __all__ = ["available", "make_all", "make_group", "save", "data_sets", "recomput
 # activations), the perceptron kernels (with their simulation figures and rsb), the
 # Franz-Parisi kernels (franz_parisi, algorithms).  The bundles are submitted to the process
 # pool largest first, with their CPU seconds on a cold cache (fresh clone, 2026-11-24) as the
-# size; a group missing here runs as a bundle of its own.
+# size (the small plotting-only parts last, to even out the two processes' ends); a group
+# missing here runs as a bundle of its own.
 _BUNDLES = ((32.0, ("scm", "phase_diagrams", "activations:_functions", "activations:_phase_diagram",
                     "activations:_digits")),
             (22.0, ("perceptron", "perceptron_simulation", "rsb")),
             (20.0, ("franz_parisi", "algorithms")),
             (16.0, ("committee",)),
-            (5.5, ("activations:_hessian",)))
+            (3.9, ("activations:_hessian",)),
+            (1.6, ("activations:_hessian_spectra",)))
 
 
 def available():

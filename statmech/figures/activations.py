@@ -117,14 +117,20 @@ def _phase_diagram(out):
     return [save(fig, out / "activations_scm_phase_diagram.png")]
 
 
+def _hessian_runs():
+    """The stored training runs of ``activations_hessian``, keyed by (task, hidden, activation)."""
+    data = load("activations_hessian")
+    return {(p["kwargs"]["task"], tuple(p["kwargs"]["hidden"]), p["kwargs"]["activation"]): r
+            for p, r in zip(data.points, data.results)}
+
+
 def _hessian(out):
+    """Fig. 1 (a)-(d): loss, Hessian indices and zero residuals along training (stored runs)."""
     import matplotlib.pyplot as plt
     from ..simulate import small_networks as sn
     tasks = [sn.linear_task(), sn.nonlinear_task()]
     hiddens = HIDDENS
-    data = load("activations_hessian")
-    runs = {(p["kwargs"]["task"], tuple(p["kwargs"]["hidden"]), p["kwargs"]["activation"]): r
-            for p, r in zip(data.points, data.results)}
+    runs = _hessian_runs()
     paths = []
 
     def grid(title):
@@ -166,7 +172,15 @@ def _hessian(out):
         ax[0, 0].legend(fontsize=8)
         fig.tight_layout()
         paths.append(save(fig, out / fname))
-    # eigenvalue histograms: non-linear task, one hidden layer of 10, four stages of training
+    return paths
+
+
+def _hessian_spectra(out):
+    """Hessian eigenvalue histograms: non-linear task, one hidden layer of 10, four stages of
+    training (stored runs)."""
+    import matplotlib.pyplot as plt
+    from ..simulate import small_networks as sn
+    runs = _hessian_runs()
     fig, ax = plt.subplots(len(sn.ACTIVATIONS), 4, figsize=(13, 9), squeeze=False)
     fig.suptitle("Hessian eigenvalue histograms, non-linear task, 10 hidden units (zoom near 0)")
     for i, act in enumerate(sn.ACTIVATIONS):
@@ -183,8 +197,7 @@ def _hessian(out):
                         rf"$\alpha$={r.alpha_index[c]:.2f}", fontsize=7)
             a.tick_params(labelsize=7)
     fig.tight_layout()
-    paths.append(save(fig, out / "activations_eigenvalue_histograms.png"))
-    return paths
+    return [save(fig, out / "activations_eigenvalue_histograms.png")]
 
 
 def _digits(out):
@@ -222,8 +235,9 @@ def _digits(out):
 
 
 #: the parts of this group, each ``fn(out) -> list[Path]`` (``statmech.figures`` may run them in
-#: different processes: ``_hessian`` only plots stored data, the others use the SCM kernels)
-PARTS = ("_functions", "_phase_diagram", "_hessian", "_digits")
+#: different processes: ``_hessian`` and ``_hessian_spectra`` only plot stored data, the others
+#: use the SCM kernels)
+PARTS = ("_functions", "_phase_diagram", "_hessian", "_hessian_spectra", "_digits")
 
 
 def make(out_dir):
