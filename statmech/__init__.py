@@ -16,16 +16,17 @@ from __future__ import annotations
 import importlib
 
 from .errors import ConvergenceError
+from .result import Result
 from .saddle import SaddlePoint
 
 __version__ = "0.1.0"
 
 _SUBMODULES = {
-    "gaussian", "saddle", "symbolic", "errors", "io", "perceptron", "scm", "committee",
+    "gaussian", "saddle", "symbolic", "errors", "io", "result", "perceptron", "scm", "committee",
     "franz_parisi", "activations", "continuation", "simulate", "sweep", "figures", "cli", "rsb",
 }
 
-__all__ = ["ConvergenceError", "SaddlePoint", "H", "log_H", "inv_mills", "log_2cosh",
+__all__ = ["ConvergenceError", "Result", "SaddlePoint", "H", "log_H", "inv_mills", "log_2cosh",
            "gauss_hermite", "expect", "expect2", "__version__"] + sorted(_SUBMODULES)
 
 

@@ -19,13 +19,14 @@ the residual and the iteration count.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 from scipy import optimize
 
 from .errors import ConvergenceError
+from .result import Result
 
 __all__ = ["SaddlePoint", "SolveInfo", "newton", "fixed_point", "root_scalar", "jacobian_fd",
            "hessian_fd", "stack", "vectorize_over"]
@@ -40,9 +41,9 @@ class SolveInfo:
     converged: bool
 
 
-@dataclass(frozen=True)
-class SaddlePoint:
-    """Result of a saddle-point (or extremum) computation.
+@dataclass(frozen=True, repr=False)
+class SaddlePoint(Result):
+    """Result of a saddle-point (or extremum) computation (the :class:`statmech.Result` protocol).
 
     Attributes
     ----------
@@ -71,6 +72,14 @@ class SaddlePoint:
     ansatz : str
         The replica ansatz the numbers belong to: ``"rs"`` (replica symmetric),
         ``"1rsb"``, ``"2rsb"``, ... (k-step breaking) or ``"frsb"`` (full, Parisi).
+    error : float (or array)
+        Numerical error estimate of the headline value; 0.0 when exact to rounding.
+    stability : array or None
+        Stability eigenvalues at the solution, ascending, **positive = stable** (the
+        ``hessian_eigenvalues`` of the functional, with the sign that makes a stable
+        extremum positive); None where not computed.
+    headline : str or None
+        Name of the headline value (``"q"``, ``"alpha_c"``, ...), printed first by ``repr``.
     """
     model: str
     params: dict
@@ -84,6 +93,22 @@ class SaddlePoint:
     rs_stable: Any = None
     extra: dict = field(default_factory=dict)
     ansatz: str = "rs"
+    error: Any = 0.0
+    stability: Any = None
+    headline: Any = field(default=None, repr=False)
+
+    def _summary_items(self):
+        from .result import format_value, short
+        out = [("model", repr(self.model))]
+        for d in (self.params, self.order_params, self.thermo):
+            for k, v in d.items():
+                out.append((k, format_value(v, self.error) if k == self.headline else short(v, 1)))
+        for k in ("converged", "residual", "iterations", "ansatz", "rs_stable", "error", "stability",
+                  "replicon"):
+            out.append((k, short(getattr(self, k), 1)))
+        if self.extra:
+            out.append(("extra", "{" + ", ".join(map(repr, self.extra)) + "}"))
+        return out
 
     def __getattr__(self, name):
         # only called when normal lookup fails
@@ -95,17 +120,6 @@ class SaddlePoint:
                 return dd[name]
         raise AttributeError(f"{type(self).__name__} of {object.__getattribute__(self, 'model')} has no {name!r}")
 
-    def to_dict(self):
-        """Plain JSON-friendly dict (arrays become lists)."""
-        def conv(v):
-            if isinstance(v, np.ndarray):
-                return v.tolist()
-            if isinstance(v, (np.floating, np.integer, np.bool_)):
-                return v.item()
-            if isinstance(v, dict):
-                return {k: conv(x) for k, x in v.items()}
-            return v
-        return {f.name: conv(getattr(self, f.name)) for f in fields(self)}
 
 
 def jacobian_fd(F, x, h=None):
