@@ -122,8 +122,7 @@ class FreeEnergy:
 
 def _fe_eval(info, alpha, K, R, S, C):
     if math.isinf(K):
-        mR = _kern.moments(info.code, R, info.cc)
-        o = _kern.finf(alpha, R, S, C, info.m1, info.dm0, *mR)
+        o = _kern.finf_at(info.code, info.cc, info.m0, info.m1, info.dm0, alpha, R, S, C)
     else:
         o = _kern.fgh(info.code, info.cc, info.m0, info.m1, alpha, K, R, S, C)
     g = np.array(o[1:4])

@@ -17,7 +17,7 @@ from ._equations import _kern
 def _equilibria_inf(info, alpha):
     """K = inf: minima of phi(R) = beta f / K on sigma = 1 - R, gamma = 0."""
     def phi(R):
-        return _kern.finf_red(alpha, R, info.m1, info.dm0, *_kern.moments(info.code, R, info.cc))
+        return _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, alpha, R)
     grid = np.concatenate([-1 + np.logspace(-12, 0, 200)[::-1][:-1], [0.0], 1 - np.logspace(-12, 0, 200)[:-1][::-1]])
     grid = np.unique(np.clip(grid, -1 + 1e-13, 1 - 1e-13))
     d = np.array([phi(r)[1] for r in grid])
@@ -50,7 +50,7 @@ def _equilibria_inf(info, alpha):
 def _transitions_inf(info):
     """K = inf: transitions of phi(R) = beta f / K (see the module docstring)."""
     def red(R, a):
-        return _kern.finf_red(a, R, info.m1, info.dm0, *_kern.moments(info.code, R, info.cc))
+        return _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, a, R)
 
     def a_of(R):
         d0 = red(R, 0.0)[1]
@@ -110,14 +110,13 @@ def infinite_K_branch(R, activation="relu"):
     _check_specializes(info)
     out = {k: np.empty(R.shape) for k in ("alpha", "generalization_error", "free_energy", "curvature")}
     for i, r in enumerate(R):
-        mr = _kern.moments(info.code, r, info.cc)
-        d0 = _kern.finf_red(0.0, r, info.m1, info.dm0, *mr)[1]
-        d1 = _kern.finf_red(1.0, r, info.m1, info.dm0, *mr)[1]
+        d0 = _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, 0.0, r)[1]
+        d1 = _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, 1.0, r)[1]
         if d1 == d0:   # |R| so small that phi'(R) underflows: alpha(R) -> alpha_d not resolved
             raise ConvergenceError(f"infinite_K_branch: alpha(R) not resolved in double precision at R = {r!r}",
                                    x=[r], diagnostics={"dphi_alpha0": d0, "dphi_alpha1": d1})
         a = -d0 / (d1 - d0)
-        o = _kern.finf_red(a, r, info.m1, info.dm0, *mr)
+        o = _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, a, r)
         out["alpha"][i], out["free_energy"][i], out["curvature"][i], out["generalization_error"][i] = a, o[0], o[2], o[3]
     out["R"] = R
     return out

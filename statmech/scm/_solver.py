@@ -17,7 +17,7 @@ from statmech._linalg_nb import lu_solve
 from statmech._nb import rt_bool
 
 if typing.TYPE_CHECKING:  # generated kernels (statmech.scm._equations), globals of the compiled module
-    from statmech.scm._equations import fe, fes, pm_erf, pm_linear, pm_relu  # noqa: F401
+    from statmech.scm._equations import fe, fes, fet, finf, finf_red, pm_erf, pm_linear, pm_relu  # noqa: F401
 
 @numba.njit(cache=True)
 def solve_small(A, b):
@@ -78,11 +78,92 @@ def in_domain_scaled(K, c, y):
 
 
 @numba.njit(cache=True)
+def ref_moments(code, cc, m0, m1):
+    """(m(0), m(1)) consistent with :func:`moments`: for the Chebyshev interpolant (code 3) its own
+    values, so that eps_g vanishes exactly at R = 1, S = C = 0 and the Taylor remainders are continuous."""
+    if code == 3:
+        return _cheb(cc[0], 0.0), _cheb(cc[0], 1.0)
+    return m0, m1
+
+
+@numba.njit(cache=True)
+def top_slope(code, p, cc):
+    """dm/dtheta at rho = sin(theta), theta = pi/2 - p, evaluated in p (accurate for small p)."""
+    if code == 0:
+        c = math.cos(p)
+        return math.sin(p) / (math.pi * math.sqrt(1.0 - 0.25 * c * c))
+    elif code == 1:
+        return math.sin(p) * (0.5 - p / (2.0 * math.pi))
+    elif code == 2:
+        return math.sin(p)
+    return _cheb(cc[1], 1.0 - p / (0.5 * math.pi)) / (0.5 * math.pi)
+
+
+@numba.njit(cache=True)
+def q_top(code, cc, m1, R, mR):
+    """Q1(R) = m(1) - m(R) without cancellation: for 1 - R < 0.1 the integral of dm/dtheta over
+    [arcsin R, pi/2], an interval of length p = arccos R = 2 arcsin(sqrt((1 - R)/2)) computed from
+    the exact 1 - R, by 10-point Gauss-Legendre (dm/dtheta is analytic there: error < 1e-20 for erf,
+    ReLU, linear); m1 - mR otherwise."""
+    e = 1.0 - R
+    if e >= 0.1:
+        return m1 - mR
+    if e <= 0.0:
+        return 0.0
+    p = 2.0 * math.asin(math.sqrt(0.5 * e))
+    acc = 0.0
+    for k in range(_GLX.shape[0]):
+        acc += _GLW[k] * top_slope(code, p * _GLX[k], cc)
+    return acc * p
+
+
+@numba.njit(cache=True)
+def eigen_gaps(K, R, S, C):
+    """(a1, a2): the eigenvalues a1 = 1 + (K-1) C - u^2 (u = R + (K-1) S) and a2 = 1 - C - (R - S)^2
+    of the site-symmetric Q - R R^T, from 1 - |u| and 1 - |R - S| built on the exact 1 -+ R, so that
+    they keep their digits where they are small (R -> 1 at large alpha, u -> 1 at large K)."""
+    n = K - 1.0
+    u = R + n * S
+    if u >= 0.0:
+        omu = (1.0 - R) - n * S
+    else:
+        omu = (1.0 + R) + n * S
+    d = R - S
+    if d >= 0.0:
+        omd = (1.0 - R) + S
+    else:
+        omd = (1.0 + R) - S
+    return omu * (2.0 - omu) + n * C, omd * (2.0 - omd) - C
+
+
+@numba.njit(cache=True)
 def fgh(code, cc, m0, m1, alpha, K, R, S, C):
+    """The ``fe`` kernel at (R, S, C): (beta f, gradient (3), Hessian upper triangle (6), eps_g, s)
+    with its inputs computed without cancellation (q_top, taylor_moments, eigen_gaps)."""
+    m0, m1 = ref_moments(code, cc, m0, m1)
+    d1 = moments(code, 0.0, cc)[1]
     mR, dR, d2R = moments(code, R, cc)
-    mS, dS, d2S = moments(code, S, cc)
-    mC, dC, d2C = moments(code, C, cc)
-    return fe(alpha, K, R, S, C, m0, m1, mR, dR, d2R, mS, dS, d2S, mC, dC, d2C)
+    q1R = q_top(code, cc, m1, R, mR)
+    qS = taylor_moments(code, S, cc, m0, d1)
+    qC = taylor_moments(code, C, cc, m0, d1)
+    a1, a2 = eigen_gaps(K, R, S, C)
+    return fe(alpha, K, R, S, C, d1, a1, a2, q1R, dR, d2R, qS[0], qS[1], qS[2], qC[0], qC[1], qC[2])
+
+
+@numba.njit(cache=True)
+def finf_at(code, cc, m0, m1, d1, alpha, R, sig, gam):
+    """The ``finf`` kernel (K = inf, per hidden unit) at (R, sigma, gamma), inputs without cancellation."""
+    m0, m1 = ref_moments(code, cc, m0, m1)
+    mR, dR, d2R = moments(code, R, cc)
+    return finf(alpha, R, sig, gam, d1, (1.0 - R) * (1.0 + R), q_top(code, cc, m1, R, mR), dR, d2R)
+
+
+@numba.njit(cache=True)
+def finf_red_at(code, cc, m0, m1, d1, alpha, R):
+    """The ``finf_red`` kernel (K = inf on sigma = 1 - R, gamma = 0): (phi, phi', phi'', eps, s)."""
+    m0, m1 = ref_moments(code, cc, m0, m1)
+    mR, dR, d2R = moments(code, R, cc)
+    return finf_red(alpha, R, d1, (1.0 - R) * (1.0 + R), q_top(code, cc, m1, R, mR), dR, d2R)
 
 
 @numba.njit(cache=True)
