@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..symbolic import Scalar, kernels
 
 
-@kernels(include=("statmech.scm._solver",))
+@kernels(include=("statmech.scm._solver", "statmech.scm._charts"))
 def _kern():
     """SCM equations, written once.
 
@@ -71,6 +71,7 @@ def _kern():
                                                        eps_inf.subs({sig: 1 - R, gam: 0}), s_inf)))
     specs["fes"] = Scalar(*_scaled_free_energy(sp, K))
     specs["fet"] = Scalar(*_top_free_energy(sp, alpha, K))
+    specs["fea"] = Scalar(*_anti_free_energy(sp, alpha, K))
     return specs
 
 
@@ -119,20 +120,23 @@ def _site_free_energy(sp, alpha, K, R, S, C):
 
 
 def _top_free_energy(sp, alpha, K):
-    """(args, exprs) of the ``fet`` kernel: beta f in the chart y = (t1, t2, S) of the specialized
-    states, t1 = ln a1, t2 = ln a2 (the two eigenvalues of the overlap matrix, see ``fe``), R > 0.
+    """(args, exprs) of the ``fet`` kernel: beta f in the chart y = (t1, t2, S) of the states with
+    R != 0, t1 = ln a1, t2 = ln a2 (the two eigenvalues of the overlap matrix, see ``fe``), the sign
+    sg = +-1 of R a parameter.
 
-    From a1, a2 and S: 1 - R^2 = D = (K-1) S^2 + ((K-1) a2 + a1) / K, 1 - R = D / (1 + R) and
-    C - 2S = (K-2) S^2 + (a1 - a2) / K - 2 (1 - R) S, so that nothing cancels as R -> 1, S, C -> 0
-    (large alpha; docs/scm.md, "Large alpha").  beta f = alpha K eps_g - s with
+    From a1, a2 and S: 1 - R^2 = D = (K-1) S^2 + ((K-1) a2 + a1) / K, R = sg sqrt(1 - D),
+    1 - R = D / (1 + |R|) (sg = 1) or 1 + |R| (sg = -1), and C - 2S = (K-2) S^2 + (a1 - a2) / K - 2 (1 - R) S,
+    so that nothing cancels as R -> 1, S, C -> 0 (large alpha; docs/scm.md, "Large alpha").  beta f = alpha K eps_g - s with
     eps_g = Q1(R) + (K-1)/2 [m'(0) (C - 2S) + q(C) - 2 q(S)], s = t1/2 + (K-1)/2 t2.
     Returns beta f, its gradient and Hessian (upper triangle) in y, eps_g and s."""
-    t1, t2, S, d1 = sp.symbols("t1 t2 S d1", real=True)
+    t1, t2, S, d1, sg = sp.symbols("t1 t2 S d1 sg", real=True)
     Y = (t1, t2, S)
     a1, a2 = sp.exp(t1), sp.exp(t2)
     D = (K - 1) * S ** 2 + ((K - 1) * a2 + a1) / K
-    R = sp.sqrt(1 - D)
-    c0 = (K - 2) * S ** 2 + (a1 - a2) / K - 2 * D / (1 + R) * S
+    r = sp.sqrt(1 - D)
+    R = sg * r
+    one_minus_R = (1 + sg) / 2 * D / (1 + r) + (1 - sg) / 2 * (1 + r)   # exact for sg = +-1
+    c0 = (K - 2) * S ** 2 + (a1 - a2) / K - 2 * one_minus_R * S
     point = {"R": R, "S": S, "C": 2 * S + c0}
     # (value, first, second derivative) of Q1(R) = m(1) - m(R), q(S), q(C) at the point
     q = {"R": sp.symbols("q1R n1R n2R", real=True)}
@@ -150,7 +154,44 @@ def _top_free_energy(sp, alpha, K):
         return out
     g = [Dt(f, y) for y in Y]
     h = [Dt(g[i], Y[j]) for i in range(3) for j in range(i, 3)]
-    args = (alpha, K, t1, t2, S, d1) + q["R"] + q["S"] + q["C"]
+    args = (alpha, K, sg, t1, t2, S, d1) + q["R"] + q["S"] + q["C"]
+    return args, tuple([f] + g + h + [eps, s])
+
+
+def _anti_free_energy(sp, alpha, K):
+    """(args, exprs) of the ``fea`` kernel: beta f in the chart y = (t1, t2, v) of the states with
+    u = R + (K-1) S > 0 and delta = R - S < 0, t1 = ln a1, t2 = ln a2, v = (K-1) C (the
+    anti-specialized states, where a1 and a2 can both vanish at large alpha).
+
+    ``|delta|`` = sqrt(1 - C - a2), u = sqrt(1 + v - a1), 1 + R = [(K-1)(1 - |delta|) + 1 + u] / K with
+    1 - ``|delta|`` = (C + a2) / (1 + ``|delta|``), S = (u + ``|delta|``) / K.  Returns beta f, its gradient and
+    Hessian (upper triangle) in y, eps_g and s."""
+    t1, t2, v, d1 = sp.symbols("t1 t2 v d1", real=True)
+    Y = (t1, t2, v)
+    a1, a2 = sp.exp(t1), sp.exp(t2)
+    n = K - 1
+    C = v / n
+    ad = sp.sqrt(1 - C - a2)
+    u = sp.sqrt(1 + v - a1)
+    R = (n * (C + a2) / (1 + ad) + 1 + u) / K - 1
+    S = (u + ad) / K
+    point = {"R": R, "S": S, "C": C}
+    q = {"R": sp.symbols("q1R n1R n2R", real=True)}
+    for x in ("S", "C"):
+        q[x] = sp.symbols(f"q{x} q1{x} q2{x}", real=True)
+    eps = q["R"][0] + n / 2 * (d1 * (C - 2 * S) + q["C"][0] - 2 * q["S"][0])
+    s = t1 / 2 + n / 2 * t2
+    f = alpha * K * eps - s
+
+    def Dt(e, y):  # total derivative d e / d y
+        out = sp.diff(e, y)
+        for x, (q0, q1, q2) in q.items():
+            dx = sp.diff(point[x], y)
+            out += (sp.diff(e, q0) * q1 + sp.diff(e, q1) * q2) * dx
+        return out
+    g = [Dt(f, y) for y in Y]
+    h = [Dt(g[i], Y[j]) for i in range(3) for j in range(i, 3)]
+    args = (alpha, K, t1, t2, v, d1) + q["R"] + q["S"] + q["C"]
     return args, tuple([f] + g + h + [eps, s])
 
 

@@ -100,12 +100,11 @@ def top_slope(code, p, cc):
 
 
 @numba.njit(cache=True)
-def q_top(code, cc, m1, R, mR):
-    """Q1(R) = m(1) - m(R) without cancellation: for 1 - R < 0.1 the integral of dm/dtheta over
-    [arcsin R, pi/2], an interval of length p = arccos R = 2 arcsin(sqrt((1 - R)/2)) computed from
-    the exact 1 - R, by 10-point Gauss-Legendre (dm/dtheta is analytic there: error < 1e-20 for erf,
-    ReLU, linear); m1 - mR otherwise."""
-    e = 1.0 - R
+def q_top_e(code, cc, m1, e, mR):
+    """Q1(R) = m(1) - m(R) at R = 1 - e without cancellation: for e < 0.1 the integral of dm/dtheta
+    over [arcsin R, pi/2], an interval of length p = arccos R = 2 arcsin(sqrt(e/2)), by 10-point
+    Gauss-Legendre (dm/dtheta is analytic there: error < 1e-20 for erf, ReLU, linear); m1 - mR
+    (mR = m(R)) otherwise."""
     if e >= 0.1:
         return m1 - mR
     if e <= 0.0:
@@ -115,6 +114,32 @@ def q_top(code, cc, m1, R, mR):
     for k in range(_GLX.shape[0]):
         acc += _GLW[k] * top_slope(code, p * _GLX[k], cc)
     return acc * p
+
+
+@numba.njit(cache=True)
+def q_top(code, cc, m1, R, mR):
+    """:func:`q_top_e` at the float R (1 - R is exact for R >= 1/2)."""
+    return q_top_e(code, cc, m1, 1.0 - R, mR)
+
+
+@numba.njit(cache=True)
+def moments_top(code, e, cc):
+    """(m, m', m'') at R = 1 - e, with m' and m'' from the exact e for e < 0.1 (ReLU and the
+    Chebyshev interpolant through p = arccos R = 2 arcsin(sqrt(e/2)); erf and linear are smooth at 1).
+    m is returned for completeness only (use :func:`q_top_e` for m(1) - m(R))."""
+    R = 1.0 - e
+    if e >= 0.1 or code == 0 or code == 2:
+        return moments(code, R, cc)
+    p = 2.0 * math.asin(math.sqrt(0.5 * e))
+    sp_ = math.sin(p)
+    if code == 1:
+        m = R / 4.0 + (sp_ + R * (0.5 * math.pi - p)) / (2.0 * math.pi)
+        return m, 0.5 - p / (2.0 * math.pi), 1.0 / (2.0 * math.pi * sp_)
+    x = 1.0 - p / (0.5 * math.pi)
+    m = _cheb(cc[0], x)
+    mt = _cheb(cc[1], x) / (0.5 * math.pi)
+    mtt = _cheb(cc[2], x) / (0.25 * math.pi * math.pi)
+    return m, mt / sp_, (mtt + mt * math.cos(p) / sp_) / (sp_ * sp_)
 
 
 @numba.njit(cache=True)
