@@ -31,6 +31,9 @@ import typing
 import numba
 import numpy as np
 
+#: number of columns of a :func:`chart_solve` row
+ROW = 20
+
 if typing.TYPE_CHECKING:  # generated kernels and statmech.scm._solver: globals of the compiled module
     from statmech.scm._equations import fea, fet  # noqa: F401
     from statmech.scm._solver import (eigen_gaps, fes_at, fgh, in_domain, moments, moments_top,  # noqa: F401
@@ -317,6 +320,21 @@ def copy_state(g, H, pt, g2, H2, pt2):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def chart_gaps(chart, K, y, R, S, C):
+    """(ln a1, ln a2, 1 - R) at y, each from the chart where it keeps its digits (the chart's own
+    variable, else from (R, S, C) by ``eigen_gaps``, which is accurate where the chart is used)."""
+    a1, a2 = eigen_gaps(K, R, S, C)
+    omr = 1.0 - R
+    if chart == 0:
+        return y[1], math.log(a2), omr
+    if chart == 1:
+        return y[0], y[1], top_point(K, 1.0, y[0], y[1], y[2])[2]
+    if chart == 2:
+        return y[0], y[1], omr
+    return math.log(a1), math.log(a2), omr
+
+
+@numba.njit(cache=True, error_model="numpy")
 def switch_chart(chart, K, y, pt):
     """The chart a solve should continue in from the point pt = (R, S, C, ...) of ``chart``; fills y.
 
@@ -360,8 +378,9 @@ def chart_solve(chart, code, cc, m0, m1, d1, alpha, K, y0, minimize, maxit, row)
     moduli (floored at 1e-10 of the largest) and an Armijo line search on beta f, so that every start
     descends to a local minimum; else Newton on the gradient (any stationary point), line search on the
     Jacobi-scaled gradient norm.  Inside the chart's domain; the solve moves to the chart that suits the
-    point (:func:`switch_chart`).  Fills row = [y (3), R, S, C, beta f, eps_g, s, lambda (3: pencil
-    eigenvalues, see the module docstring), converged, iterations, scaled Newton step, chart]."""
+    point (:func:`switch_chart`).  Fills row (:data:`ROW` columns) = [y (3), R, S, C, beta f, eps_g, s,
+    lambda (3: pencil eigenvalues, see the module docstring), converged, iterations, scaled Newton step,
+    chart, rounding bound of beta f, ln a1, ln a2, 1 - R]."""
     y = y0.copy()
     g = np.empty(3)
     H = np.empty((3, 3))
@@ -513,6 +532,11 @@ def chart_solve(chart, code, cc, m0, m1, d1, alpha, K, y0, minimize, maxit, row)
     row[13] = its
     row[14] = step
     row[15] = chart
+    row[16] = pt[5]
+    t1, t2, omr = chart_gaps(chart, K, y, pt[0], pt[1], pt[2])
+    row[17] = t1
+    row[18] = t2
+    row[19] = omr
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -520,3 +544,118 @@ def chart_multistart(chart, code, cc, m0, m1, d1, alpha, K, starts, minimize, ma
     """:func:`chart_solve` from every row of ``starts``; rows of ``out`` as there."""
     for i in range(starts.shape[0]):
         chart_solve(chart, code, cc, m0, m1, d1, alpha, K, starts[i], minimize, maxit, out[i])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def phi_at(code, cc, m0, m1, d1, alpha, e, side):
+    """K = inf: phi(R) = beta f / K on sigma = 1 - R, gamma = 0 at R = side (1 - e) (side = +-1, 0 < e <= 1),
+    without cancellation: (phi, phi'(R), phi''(R), eps_g, s, R) with phi = alpha (Q1(R) - m'(0)(1 - R)) - s,
+    s = ln(1 - R^2) / 2, 1 - R^2 = e (2 - e)."""
+    if side > 0.0:
+        R = 1.0 - e
+        mR, dR, d2R = moments_top(code, e, cc)
+        q1 = q_top_e(code, cc, m1, e, mR)
+        omr = e
+    else:
+        R = -1.0 + e
+        mR, dR, d2R = moments(code, R, cc)
+        q1 = m1 - mR
+        omr = 2.0 - e
+    w = e * (2.0 - e)
+    eps = q1 - d1 * omr
+    s = 0.5 * math.log(w)
+    return alpha * eps - s, alpha * (d1 - dR) + R / w, -alpha * d2R + (1.0 + R * R) / (w * w), eps, s, R
+
+
+@numba.njit(cache=True, error_model="numpy")
+def phi_scan(code, cc, m0, m1, d1, alpha, es, side, out):
+    """out[i] = phi'(R) at the e = es[i] of :func:`phi_at`."""
+    for i in range(es.shape[0]):
+        out[i] = phi_at(code, cc, m0, m1, d1, alpha, es[i], side)[1]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _key_jump(a, b, dlog):
+    """True if the stationary point moved too far between two accepted continuation steps (a jump to
+    another branch): delta by more than 0.25 or ln a1, ln a2 by more than 1 + 1.5 ``|d ln alpha|``."""
+    lim = 1.0 + 1.5 * dlog
+    return (abs((a[3] - a[4]) - (b[3] - b[4])) > 0.25 or abs(a[17] - b[17]) > lim or abs(a[18] - b[18]) > lim)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def chart_trace(chart, code, cc, m0, m1, d1, K, alphas, y0, out):
+    """Natural-parameter continuation of a stationary point along ``alphas`` (in tracing order, either
+    direction), starting from the solution near y0 (chart ``chart``) at alphas[0]: Newton on the gradient
+    (:func:`chart_solve`) with a secant predictor in ln alpha (alpha where an end point is 0); a step that
+    fails, jumps to another branch (:func:`_key_jump`), changes the sign of R - S or reaches R = S is
+    halved, down to 1/4096 of the grid interval -- then the branch has ended (fold, or merged into R = S).
+    Rows of ``out`` as in :func:`chart_solve` (NaN where the branch does not exist).  Returns the number
+    of grid points reached."""
+    n = alphas.shape[0]
+    for i in range(n):
+        for j in range(out.shape[1]):
+            out[i, j] = np.nan
+        out[i, 12] = 0.0
+    row = np.empty(out.shape[1])
+    chart_solve(chart, code, cc, m0, m1, d1, alphas[0], K, y0, False, 60, row)
+    if row[12] != 1.0:
+        return 0
+    d0 = row[3] - row[4]
+    sgn = 1.0 if d0 > 0.0 else -1.0
+    tiny = 1e-7
+    for j in range(row.shape[0]):
+        out[0, j] = row[j]
+    cur = row.copy()
+    prev = row.copy()
+    a_cur = alphas[0]
+    a_prev = alphas[0]
+    have_prev = False
+    yp = np.empty(3)
+    for i in range(1, n):
+        a_t = alphas[i]
+        frac = 1.0
+        while a_cur != a_t:
+            geo = a_cur > 0.0 and a_t > 0.0
+            if geo:
+                a_try = math.exp(math.log(a_cur) + frac * (math.log(a_t) - math.log(a_cur)))
+            else:
+                a_try = a_cur + frac * (a_t - a_cur)
+            if frac == 1.0:
+                a_try = a_t
+            ch = int(cur[15])
+            for k in range(3):
+                yp[k] = cur[k]
+            if have_prev and int(prev[15]) == ch and a_prev != a_cur:
+                if geo and a_prev > 0.0:
+                    r = (math.log(a_try) - math.log(a_cur)) / (math.log(a_cur) - math.log(a_prev))
+                else:
+                    r = (a_try - a_cur) / (a_cur - a_prev)
+                for k in range(3):
+                    yp[k] = cur[k] + r * (cur[k] - prev[k])
+            chart_solve(ch, code, cc, m0, m1, d1, a_try, K, yp, False, 40, row)
+            dlog = abs(math.log(a_try) - math.log(a_cur)) if geo else abs(a_try - a_cur) / max(a_cur, 1.0)
+            ok = row[12] == 1.0
+            if ok:
+                d = row[3] - row[4]
+                ok = sgn * d > tiny * (1.0 + abs(row[3])) and not _key_jump(cur, row, dlog)
+            if not ok and have_prev:
+                chart_solve(ch, code, cc, m0, m1, d1, a_try, K, cur[:3].copy(), False, 40, row)
+                ok = row[12] == 1.0
+                if ok:
+                    d = row[3] - row[4]
+                    ok = sgn * d > tiny * (1.0 + abs(row[3])) and not _key_jump(cur, row, dlog)
+            if ok:
+                for j in range(row.shape[0]):
+                    prev[j] = cur[j]
+                    cur[j] = row[j]
+                a_prev = a_cur
+                a_cur = a_try
+                have_prev = True
+                frac = min(1.0, 2.0 * frac)
+            else:
+                frac *= 0.5
+                if frac < 1.0 / 4096.0:
+                    return i
+        for j in range(row.shape[0]):
+            out[i, j] = cur[j]
+    return n

@@ -14,37 +14,55 @@ from ._common import Transitions, _check_specializes
 from ._equations import _kern
 
 
-def _equilibria_inf(info, alpha):
-    """K = inf: minima of phi(R) = beta f / K on sigma = 1 - R, gamma = 0."""
-    def phi(R):
-        return _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, alpha, R)
-    grid = np.concatenate([-1 + np.logspace(-12, 0, 200)[::-1][:-1], [0.0], 1 - np.logspace(-12, 0, 200)[:-1][::-1]])
-    grid = np.unique(np.clip(grid, -1 + 1e-13, 1 - 1e-13))
-    d = np.array([phi(r)[1] for r in grid])
-    roots = [0.0]
-    for i in range(len(grid) - 1):
-        if d[i] == 0.0 or d[i] * d[i + 1] < 0:
-            if abs(grid[i]) < 1e-300 or abs(grid[i + 1]) < 1e-300:
-                continue
-            r = root_scalar(lambda x: phi(x)[1], (grid[i], grid[i + 1])).x[0]
-            roots.append(float(r))
-    res = []
-    for R in roots:
-        v, d1, d2, eps, s = phi(R)
-        if d2 > 0 or (d2 == 0 and R == 0.0):
-            sp = SaddlePoint("scm.equilibrium", {"alpha": alpha, "K": math.inf},
-                             {"R": R, "S": 1.0 - R, "C": 0.0},
-                             {"free_energy": float(v), "generalization_error": float(eps), "entropy": float(-s)},
-                             converged=True, residual=abs(float(d1)), iterations=0,
-                             hessian_eigenvalues=np.array([d2]), rs_stable=bool(d2 > 0),
-                             extra={"branch": "unspecialized" if R == 0 else ("specialized" if R > 0 else "anti-specialized"),
-                                    "site_symmetric_stable": bool(d2 > 0), "full_space_eigenvalues": None,
-                                    "full_space_stable": None, "full_space_blocks": None,
-                                    "activation": info.name,
-                                    "note": "K = inf: beta f / K; S, C are sigma = K S -> 1 - R, gamma = K C -> 0"})
-            res.append(sp)
-    return sorted(res, key=lambda p: p.free_energy)
+def _phi_roots(info, alpha):
+    """Stationary points of phi(R) = beta f / K (K = inf) as (side, e) with R = side (1 - e), and R = 0
+    (always stationary: phi'(0) = 0).  phi'(R) is scanned on each side on a grid of e = 1 -+ R uniform in
+    log e from e = 1e-3 / (1 + alpha) (beyond the specialized root, e ~ 1 / (2 alpha B)) to 1, refined by
+    Brent in log e."""
+    from ._minima import ref_moments
+    m0, m1 = ref_moments(info)
+    args = (info.code, info.cc, m0, m1, float(info.dm0), float(alpha))
+    lo = math.log(1e-3 / (1.0 + alpha))
+    ts = np.linspace(lo, 0.0, 400)
+    es = np.exp(ts)
+    es[-1] = 1.0
+    roots = [(1.0, 1.0)]
+    for side in (1.0, -1.0):
+        d = np.empty(es.size)
+        _kern.phi_scan(*args, es, side, d)
+        for i in range(es.size - 1):
+            if es[i + 1] >= 1.0 and d[i + 1] == 0.0:
+                continue   # R = 0
+            if d[i] == 0.0 or d[i] * d[i + 1] < 0:
+                t = root_scalar(lambda x: _kern.phi_at(*args, math.exp(x), side)[1], (ts[i], ts[i + 1])).x[0]
+                roots.append((side, math.exp(t)))
+    return roots, args
 
+
+def _equilibria_inf(info, alpha, include_saddles=False):
+    """K = inf: minima (and with ``include_saddles`` maxima) of phi(R) = beta f / K on sigma = 1 - R, gamma = 0."""
+    roots, args = _phi_roots(info, alpha)
+    res = []
+    for side, e in roots:
+        v, d1, d2, eps, s, R = _kern.phi_at(*args, e, side)
+        w = e * (2.0 - e)
+        lam = d2 / ((1.0 + R * R) / (w * w))          # relative to the entropy's curvature -s''(R)
+        if not (lam > 0 or include_saddles):
+            continue
+        omr = e if side > 0 else 2.0 - e
+        branch = "unspecialized" if e == 1.0 else ("specialized" if side > 0 else "anti-specialized")
+        res.append(SaddlePoint("scm.equilibrium", {"alpha": alpha, "K": math.inf},
+                               {"R": float(R), "S": float(omr), "C": 0.0},
+                               {"free_energy": float(v), "generalization_error": float(eps), "entropy": float(s)},
+                               converged=True, residual=abs(float(d1)) * w, iterations=0,
+                               hessian_eigenvalues=np.array([lam]), rs_stable=bool(lam > 0),
+                               extra={"branch": branch, "site_symmetric_stable": bool(lam > 0),
+                                      "full_space_eigenvalues": None, "full_space_stable": None,
+                                      "full_space_blocks": None, "activation": info.name, "one_minus_R": float(omr),
+                                      "note": "K = inf: beta f / K; S, C are sigma = K S = 1 - R, gamma = K C = 0"},
+                               error=8 * 2.3e-16 * (alpha * (abs(eps) + 2.0 * abs(info.dm0) * omr) + abs(s)),
+                               stability=np.array([lam]), headline="free_energy"))
+    return sorted(res, key=lambda p: p.free_energy)
 
 
 def _transitions_inf(info):
