@@ -63,12 +63,17 @@ def _transitions(args):
 
 
 def _equilibria(args):
+    import sys
     from .. import scm
     eq = scm.equilibria(args.alpha, args.K, args.activation)
-    rows = [{"branch": p.branch, "R": p.R, "S": p.S, "C": p.C, "free_energy": p.free_energy,
+    rows = [{"branch": p.branch, "R": p.R, "S": p.S, "C": p.C, "one_minus_R": p.one_minus_R,
+             "free_energy": p.free_energy, "free_energy_error": p.error,
              "generalization_error": p.generalization_error, "site_symmetric_stable": p.site_symmetric_stable,
              "full_space_stable": p.full_space_stable,
              "hessian_eigenvalues": p.hessian_eigenvalues} for p in eq]
+    if not rows:  # equilibria raises rather than return (), but an empty answer is never printed as one
+        print(f"statmech: scm equilibria: no minimum found at alpha={args.alpha}, K={args.K}", file=sys.stderr)
+        return 1
     text = "\n".join(f"{r['branch']:>17}: R={r['R']:.10g} S={r['S']:.10g} C={r['C']:.10g} beta_f={r['free_energy']:.12g} "
                      f"eps_g={r['generalization_error']:.10g} full-space stable={r['full_space_stable']}" for r in rows)
     return emit(args, {"alpha": args.alpha, "K": args.K, "activation": args.activation, "minima": rows}, text)

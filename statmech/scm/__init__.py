@@ -81,6 +81,7 @@ from ._equilibria import equilibria
 from ._free_energy import FreeEnergy, entropy, free_energy, generalization_error
 from ._full_space import full_hessian
 from ._infinite_k import infinite_K_branch
+from ._large_alpha import LargeAlpha, large_alpha
 from ._learning_curve import Branch, LearningCurve, learning_curve
 from ._phase_diagram import scm_grid, scm_lines, scm_point
 from ._single_unit import alpha_of_R_single_unit, single_unit
@@ -89,4 +90,5 @@ from ._transitions import transitions
 __all__ = ["ACTIVATIONS", "Activation", "activation_info", "pair_moment", "generalization_error", "continuation_problem",
            "entropy", "free_energy", "FreeEnergy", "full_hessian", "equilibria", "learning_curve", "Branch",
            "LearningCurve", "transitions", "Transitions", "alpha_of_R_single_unit", "single_unit",
-           "infinite_K_branch", "scm_problem", "scm_transitions", "scm_lines", "scm_point", "scm_grid"]
+           "infinite_K_branch", "scm_problem", "scm_transitions", "scm_lines", "scm_point", "scm_grid",
+           "large_alpha", "LargeAlpha"]

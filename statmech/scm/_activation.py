@@ -19,8 +19,10 @@ _CHEB_DEG = 96
 class Activation:
     """Resolved activation: pair moment m(rho) = E[g(u) g(v)] at unit variances.
 
-    ``code`` 0/1/2 = erf/relu/linear closed forms, 3 = Chebyshev interpolant ``cc``
-    (rows: coefficients of m, m', m'') of a generic g.  ``m0 = m(0) = E[g]^2``,
+    ``code`` 0/1/2 = erf/relu/linear closed forms, 3 = Chebyshev interpolant ``cc`` of a generic g
+    (rows: coefficients of m, dm/dtheta, d^2m/dtheta^2 in x = theta / (pi/2), rho = sin theta; row 3 the
+    theta-derivatives at the ends, see ``_end_derivatives``, at index 6 the flag 1.0 for a continuous g, at 7
+    the end slope of row 0: 0 as imposed for a continuous g, else summed exactly, see ``_exact_end_slope``).  ``m0 = m(0) = E[g]^2``,
     ``m1 = m(1) = E[g^2]``, ``dm0 = m'(0) = E[g']^2``.
     """
     name: str
@@ -75,6 +77,66 @@ def _generic_pair_moment_grid(g, rhos, level=3):
     return np.array([_pair_expect(g, 1.0, 1.0, float(r), level) for r in rhos])
 
 
+def _end_constrained(c):
+    """(series, continuous): the Chebyshev series c of m in x = theta / (pi/2) with dm/dtheta = 0 at
+    x = +-1 imposed, and whether g was recognised as continuous.
+
+    dm/dtheta = m'(rho) cos theta vanishes at rho = +-1 whenever m'(+-1) = E[g'^2] is finite (g continuous);
+    the fit leaves ~1e-11 (smooth g) to ~4e-8 (a kink), which near rho = 1 would make m'(rho) grow like that
+    value over sqrt(2 (1 - rho)) and m'' like its cube -- the regime of the specialized states at large
+    alpha.  Two more terms a T_N + b T_(N+1) (``|a|, |b|`` ~ that value / N^2, below 1e-11 everywhere)
+    cancel it.  A discontinuous g (dm/dtheta = 2/pi for sign) is left as it is."""
+    from numpy.polynomial import chebyshev as Ch
+    d = Ch.chebder(c)
+    vp, vm = float(Ch.chebval(1.0, d)), float(Ch.chebval(-1.0, d))
+    scale = max(abs(float(Ch.chebval(1.0, Ch.chebder(d)))), abs(float(Ch.chebval(-1.0, Ch.chebder(d)))), 1e-300)
+    if max(abs(vp), abs(vm)) > 1e-6 * scale:
+        return c, False
+    N = c.size
+    s1 = (-1.0) ** (N + 1)
+    # a N^2 + b (N+1)^2 = -vp;  s1 a N^2 - s1 b (N+1)^2 = -vm   (T_k'(1) = k^2, T_k'(-1) = (-1)^(k+1) k^2)
+    A = np.array([[N * N, (N + 1) ** 2], [s1 * N * N, -s1 * (N + 1) ** 2]], dtype=float)
+    a, b = np.linalg.solve(A, [-vp, -vm])
+    return np.concatenate([c, [a, b]]), True
+
+
+def _exact_end_slope(c):
+    """sum_k k^2 c_k (the x-derivative of the series at x = 1) summed exactly (rational arithmetic), rounded
+    once: ~1e-17 after :func:`_end_constrained`, where floating-point summation would leave ~1e-16."""
+    from fractions import Fraction
+    return float(sum(Fraction(k * k) * Fraction(float(x)) for k, x in enumerate(c)))
+
+
+def _end_derivatives(c):
+    """(M2, M3, M4, L2, L3, L4): d^k m / d theta^k at theta = pi/2 (M) and -pi/2 (L), k = 2, 3, 4, for the
+    large-alpha law and the Taylor forms of m'' within 1e-3 of the ends (``_solver.cheb_end_moments``).
+
+    Read off the fall of the series from its end values, m(pi/2 - p) - m(pi/2) = M2 p^2/2 - M3 p^3/6 +
+    M4 p^4/24 - ... and m(-pi/2 + p) - m(-pi/2) = L2 p^2/2 + L3 p^3/6 + L4 p^4/24 + ... (M1 = L1 = 0),
+    divided by p^2 and fitted by a degree-12 polynomial in p on 41 points in (0, 0.5).  The interpolant
+    fixes these only so far: M2 to ~1e-8 (taken as the series' own end value), M3 to ~1e-5 and M4 to ~1e-3 relative (the series' ~1e-16 tail
+    coefficients enter its k-th end derivative amplified by ~N^(2k)); a third derivative below 1e-4 of the
+    second is therefore set to 0 (a smooth g, for which m(sin theta) is even about +-pi/2; a kink gives
+    ``|M3/M2|`` ~ 0.6)."""
+    from numpy.polynomial import chebyshev as Ch
+    p = 0.25 * (1.0 - np.cos(np.pi * (np.arange(41) + 0.5) / 41))      # in (0, 0.5)
+    t = p / 0.5
+    V = np.vander(t, 13, increasing=True)
+    out = []
+    for side in (1.0, -1.0):
+        x = side * (1.0 - p / (0.5 * np.pi))
+        diff = (Ch.chebval(x, c) - Ch.chebval(side, c)) / p ** 2
+        a = np.linalg.lstsq(V, diff, rcond=None)[0]
+        a0, a1, a2 = a[0], a[1] / 0.5, a[2] / 0.25
+        sg = -1.0 if side > 0 else 1.0        # odd powers of p change sign at the top end
+        # the second derivative as the interpolant has it (what the solvers see; the fit agrees to ~1e-8)
+        M = [(2.0 / np.pi) ** 2 * Ch.chebval(side, Ch.chebder(c, 2)), sg * 6.0 * a1, 24.0 * a2]
+        if abs(M[1]) < 1e-4 * abs(M[0]):
+            M[1] = 0.0
+        out += M
+    return out
+
+
 def activation_info(activation) -> Activation:
     """Resolve ``activation`` ("erf", "relu", "linear" or a callable g(x)) to an :class:`Activation`.
 
@@ -116,14 +178,17 @@ def activation_info(activation) -> Activation:
         m0 = float(np.dot(w, np.asarray(activation(z), dtype=float))) ** 2
     if not (np.all(np.isfinite(vals)) and math.isfinite(m1) and math.isfinite(m0)):
         raise ValueError("activation's pair moment is not finite (g must have finite second moment)")
-    c0 = Ch.chebfit(xk, vals, _CHEB_DEG)
+    c0, continuous = _end_constrained(Ch.chebfit(xk, vals, _CHEB_DEG))
     c1 = Ch.chebder(c0)
     c2 = Ch.chebder(c1)
     n = c0.size
-    cc = np.zeros((3, n))
+    cc = np.zeros((4, n))
     cc[0] = c0
     cc[1, :c1.size] = c1
     cc[2, :c2.size] = c2
+    cc[3, :6] = _end_derivatives(c0)
+    cc[3, 6] = 1.0 if continuous else 0.0
+    cc[3, 7] = 0.0 if continuous else _exact_end_slope(c0)   # imposed: exactly 0 for a continuous g
     dm0 = float(Ch.chebval(0.0, c1)) / (0.5 * np.pi)  # dm/drho = dm/dtheta at rho = 0
     name = getattr(activation, "__name__", type(activation).__name__)
     info = Activation(str(name), 3, cc, m0, m1, dm0, activation)

@@ -96,10 +96,12 @@ def to_chart(chart, K, R, S, C, a1, a2, y):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def rounding_bound(code, cc, m0, m1, d1, alpha, K, R, S, C, s):
+def rounding_bound(code, cc, m0, m1, d1, alpha, K, e, S, C, s):
     """A bound on the rounding error of beta f: 8 eps times the sum of the moduli of its terms,
-    alpha K (``|m(1) - m(R)|`` + (K-1)/2 (m'(0) (``|C|`` + 2 ``|S|``) + ``|q(C)|`` + 2 ``|q(S)|``)) + ``|s|``."""
-    q1 = abs(q_top(code, cc, m1, R, moments(code, R, cc)[0]))
+    alpha K (``|m(1) - m(R)|`` + (K-1)/2 (m'(0) (``|C|`` + 2 ``|S|``) + ``|q(C)|`` + 2 ``|q(S)|``)) + ``|s|``
+    (e = 1 - R)."""
+    mR = moments(code, 1.0 - e, cc)[0] if e >= 0.1 else 0.0
+    q1 = abs(q_top_e(code, cc, m1, e, mR))
     qs = abs(taylor_moments(code, S, cc, m0, d1)[0])
     qc = abs(taylor_moments(code, C, cc, m0, d1)[0])
     tot = alpha * K * (q1 + 0.5 * (K - 1.0) * (abs(d1) * (abs(C) + 2.0 * abs(S)) + qc + 2.0 * qs)) + abs(s)
@@ -132,6 +134,7 @@ def chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y, g, H, pt):
         H[2, 2] = hCC / (n * n)
         eps = o[10]
         s = o[11]
+        e = 1.0 - R
     elif chart == 0:
         R, S, C, u, inside = scaled_point(K, y[0], y[1], y[2])
         if not (inside and u > 0.0):
@@ -149,6 +152,7 @@ def chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y, g, H, pt):
         H[2, 2] = alpha * o[13] - o[19]
         eps = (m1 - m0 - d1) + o[0] / K
         s = o[1]
+        e = 1.0 - R
     else:
         if chart == 1:
             S = y[2]
@@ -186,7 +190,7 @@ def chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y, g, H, pt):
     pt[2] = C
     pt[3] = eps
     pt[4] = s
-    pt[5] = rounding_bound(code, cc, m0, m1, d1, alpha, K, R, S, C, s)
+    pt[5] = rounding_bound(code, cc, m0, m1, d1, alpha, K, e, S, C, s)
     ok = math.isfinite(f)
     for i in range(3):
         ok = ok and math.isfinite(g[i])

@@ -113,9 +113,13 @@ def _site_free_energy(sp, alpha, K, R, S, C):
     he = [sp.diff(eps, X[i], X[j]) for i in range(3) for j in range(i, 3)]
     gs = [D(s, x) for x in X]
     hs = [D(gs[i], X[j]) for i in range(3) for j in range(i, 3)]
-    f = alpha * K * eps - s
-    exprs = [f] + [alpha * K * g - h for g, h in zip(ge, gs)] + [alpha * K * g - h for g, h in zip(he, hs)] + [eps, s]
-    args = (alpha, K, R, S, C, d1, a1, a2) + names["R"] + names["S"] + names["C"]
+    # the value of s from the logarithms passed in (ln a computed as log1p(a - 1) near a = 1, where
+    # (K-1)/2 ln a2 and ln a1 / 2 nearly cancel at large K and small overlaps)
+    la1, la2 = sp.symbols("la1 la2", real=True)
+    s_val = la1 / 2 + (K - 1) / 2 * la2
+    f = alpha * K * eps - s_val
+    exprs = [f] + [alpha * K * g - h for g, h in zip(ge, gs)] + [alpha * K * g - h for g, h in zip(he, hs)] + [eps, s_val]
+    args = (alpha, K, R, S, C, d1, a1, a2, la1, la2) + names["R"] + names["S"] + names["C"]
     return args, tuple(sub(e) for e in exprs)
 
 

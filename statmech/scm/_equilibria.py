@@ -9,14 +9,10 @@ import numpy as np
 from ..errors import ConvergenceError
 from ..saddle import SaddlePoint
 from ._activation import activation_info
-from ._free_energy import _check_alpha, _check_K
+from ._free_energy import K_MAX, _check_alpha, _check_K
 from ._full_space import _full_blocks
 from ._infinite_k import _equilibria_inf
 from ._minima import COL, classify, stationary_points
-
-#: largest alpha accepted (beyond, alpha K eps_g and the charts' exponentials leave double precision)
-ALPHA_MAX = 1e100
-
 
 def _point(info, alpha, K, row, full=True):
     R, S, C = (float(row[COL[k]]) for k in ("R", "S", "C"))
@@ -24,7 +20,8 @@ def _point(info, alpha, K, row, full=True):
     ss_stable = bool(lam[0] > 0)
     full_ev = blocks = full_stable = None
     if full and K == int(K):
-        blocks = _full_blocks(info, alpha, K, R, S, C, math.exp(row[COL["t1"]]), math.exp(row[COL["t2"]]))
+        blocks = _full_blocks(info, alpha, K, R, S, C, math.exp(row[COL["t1"]]), math.exp(row[COL["t2"]]),
+                              float(row[COL["omr"]]))
         full_ev = np.unique(np.concatenate([b[0] for b in blocks.values()]))
         full_stable = bool(full_ev[0] > 0)
     branch = classify(row)
@@ -57,10 +54,15 @@ def _mirror_K2(p):
 def equilibria(alpha, K, activation="erf", *, include_saddles=False, full_space=True):
     r"""Every local minimum of the site-symmetric beta f (seed Eq. 20) at (alpha, K), the global one first.
 
-    Domain: 0 <= alpha <= 1e100; K any real > 1 up to 1e15, or ``math.inf``; any activation of
-    :func:`activation_info`.  Every answer is a non-empty tuple (beta f is bounded below and diverges on the
-    boundary of the domain, so a global minimum always exists); if none is found ConvergenceError is
-    raised, naming alpha and K.
+    Domain: 0 <= alpha <= 1e100; K any real in [2, 1e15], or ``math.inf`` (for 1 < K < 2 the positive
+    definite site-symmetric overlaps are not confined to ``|S|, |C| < 1`` and the minimum can sit on that
+    boundary: ValueError); any activation of :func:`activation_info`.  Every answer is a non-empty tuple
+    (beta f is bounded below and diverges on the boundary of the domain, so a global minimum always
+    exists); if none is found ConvergenceError is raised, naming alpha and K.  The global minimum is
+    checked against an independent random-restart search of :func:`free_energy` over alpha up to 1e8, K
+    up to 1e7 and inf, every activation (tests/test_scm_completeness.py); every other local minimum is
+    found up to alpha ~ 1e20 (beyond, only the specialized one is guaranteed: the others' beta f ~ alpha K
+    eps_g leaves double precision).
 
     Method (docs/scm.md, "Equilibria"): a descent (Newton on the Hessian with its eigenvalues replaced by
     their moduli, Armijo line search on beta f) from a grid of starts over the whole domain, placed on the
@@ -89,11 +91,11 @@ def equilibria(alpha, K, activation="erf", *, include_saddles=False, full_space=
     and S, C report sigma = K S and gamma = K C.
     """
     alpha = _check_alpha(alpha)
-    if alpha > ALPHA_MAX:
-        raise ValueError(f"alpha must be <= {ALPHA_MAX:g}, got {alpha!r}")
     K = _check_K(K)
-    if math.isfinite(K) and K > 1e15:
-        raise ValueError(f"K must be <= 1e15 or math.inf, got {K!r}")
+    if math.isfinite(K) and not 2.0 <= K <= K_MAX:
+        raise ValueError(f"K must be in [2, {K_MAX:g}] or math.inf, got {K!r} (for 1 < K < 2 the positive "
+                         f"definite site-symmetric overlaps are not confined to |S|, |C| < 1, and the minimum can "
+                         f"lie on that boundary)")
     info = activation_info(activation)
     if math.isinf(K):
         if info.dm0 <= 0:

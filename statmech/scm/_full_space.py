@@ -39,8 +39,11 @@ def _site(K, R, S, C):
     return a1, a2
 
 
-def _second_moments(info, R, S, C):
-    return tuple(float(_kern.moments(info.code, float(x), info.cc)[2]) for x in (R, S, C))
+def _second_moments(info, R, S, C, one_minus_R=None):
+    """(m''(R), m''(S), m''(C)); m''(R) from 1 - R (exact where R rounds to 1) when given."""
+    e = 1.0 - float(R) if one_minus_R is None else float(one_minus_R)
+    d2R = float(_kern.moments_top(info.code, e, info.cc)[2])
+    return (d2R,) + tuple(float(_kern.moments(info.code, float(x), info.cc)[2]) for x in (S, C))
 
 
 # --------------------------------------------------------------------------- dense (small K)
@@ -229,37 +232,54 @@ def _block_matrices(alpha, k, R, S, C, a1, a2, d2, s=None):
     return out
 
 
-def _full_blocks(info, alpha, K, R, S, C, a1=None, a2=None):
+def _full_blocks(info, alpha, K, R, S, C, a1=None, a2=None, one_minus_R=None):
     """Distinct Hessian eigenvalues in the full overlap space, by S_K symmetry blocks, at any integer K:
     dict name -> (eigenvalues ascending, multiplicity); the generalized problems H x = lambda G x on
     the representatives (G their Gram matrix; dependent representatives, as at K = 2, removed).
 
     ``a1``, ``a2``: the eigenvalues of Q - R R^T at the point (default: from R, S, C; pass the values of
-    the chart the point was solved in where R, S, C as floats no longer determine them).  For K <= 20 the
-    block matrices are formed in double precision (1.4e-15 of the largest eigenvalue against the dense
-    Hessian, test); beyond, their entries are sums of terms up to ~K^2 / (a1 a2) that cancel, so they are
-    formed in mpmath with 25 + 2 log10 K + log10(1 / (a1 a2)) digits (a few hundredths of a second) and the
-    small eigen-problems solved in double precision."""
+    the chart the point was solved in where R, S, C as floats no longer determine them), likewise
+    ``one_minus_R``.  For K <= 20 the
+    block matrices are formed in double precision when a1, a2 >= 1e-4 (1.4e-15 of the largest eigenvalue against the
+    dense Hessian, test); beyond (large K or alpha), their entries are sums of terms up to ~K^2 / (a1 a2)
+    that cancel, so they are formed in mpmath with 25 + 2 log10 K + log10(1 / (a1 a2)) digits and the small generalized eigen-problems
+    solved in the same precision (their eigenvalues span up to ~1 / (a1 a2)^2; a few hundredths of a second)."""
     import mpmath as mp
     k = int(K)
     if a1 is None or a2 is None:
         a1, a2 = _site(K, R, S, C)
-    d2 = _second_moments(info, R, S, C)
-    if k <= 20:
+    d2 = _second_moments(info, R, S, C, one_minus_R)
+    if k <= 20 and min(a1, a2) >= 1e-4:
         blocks = _block_matrices(float(alpha), k, float(R), float(S), float(C), float(a1), float(a2), d2)
     else:
         dps = int(25 + 2 * math.log10(k) + max(0.0, -math.log10(a1 * a2)))
         with mp.workdps(dps):
             f = mp.mpf
-            blocks = _block_matrices(f(alpha), k, f(R), f(S), f(C), f(a1), f(a2), tuple(f(x) for x in d2))
+            Rm = f(R) if one_minus_R is None else 1 - f(one_minus_R)    # 1 - R keeps the digits R has lost
+            blocks = _block_matrices(f(alpha), k, Rm, f(S), f(C), f(a1), f(a2), tuple(f(x) for x in d2))
     out = {}
     for name, (Hb, G, mult) in blocks.items():
-        Hb = np.array(Hb, dtype=float)
-        G = np.array(G, dtype=float)
-        w, U = np.linalg.eigh(G)
-        keep = w > 1e-10 * w.max()
-        W = U[:, keep] / np.sqrt(w[keep])
-        Mb = W.T @ Hb @ W
-        Mb = np.triu(Mb) + np.triu(Mb, 1).T
-        out[name] = (np.linalg.eigvalsh(Mb), mult)
+        if k <= 20 and min(a1, a2) >= 1e-4:
+            Hb = np.array(Hb, dtype=float)
+            G = np.array(G, dtype=float)
+            w, U = np.linalg.eigh(G)
+            keep = w > 1e-10 * w.max()
+            W = U[:, keep] / np.sqrt(w[keep])
+            Mb = W.T @ Hb @ W
+            Mb = np.triu(Mb) + np.triu(Mb, 1).T
+            out[name] = (np.linalg.eigvalsh(Mb), mult)
+        else:   # the blocks' eigenvalues span up to ~1/(a1 a2)^2: solved in the same precision
+            with mp.workdps(dps):
+                n = Hb.shape[0]
+                Gm = mp.matrix([[G[i, j] for j in range(n)] for i in range(n)])
+                Hm = mp.matrix([[Hb[i, j] for j in range(n)] for i in range(n)])
+                w, U = mp.eigsy(Gm)
+                wmax = max(w)
+                cols = [i for i in range(n) if w[i] > mp.mpf(10) ** -10 * wmax]
+                W = mp.matrix(n, len(cols))
+                for c, i in enumerate(cols):
+                    for r in range(n):
+                        W[r, c] = U[r, i] / mp.sqrt(w[i])
+                ev = mp.eigsy(W.T * Hm * W, eigvals_only=True)
+                out[name] = (np.sort(np.array([float(x) for x in ev])), mult)
     return out

@@ -41,19 +41,13 @@ def theta_derivatives(info):
     the symmetry of m(sin theta) about pi/2, the series a few 1e-9)."""
     if info.code == 0:
         M2 = -2.0 / (math.pi * math.sqrt(3.0))
-        m2one = (2.0 / math.pi) * 0.25 / 0.75 ** 1.5      # m''(1) = (2/pi) (rho/4) / (1 - rho^2/4)^(3/2)
-        return M2, 0.0, 3.0 * m2one - M2
+        m2one = 0.25 / (math.pi * 0.75 ** 1.5)        # m''(1) = (rho/4) / (pi (1 - rho^2/4)^(3/2))
+        return M2, 0.0, 3.0 * m2one - M2              # M4 = m'(1) + 3 m''(1)
     if info.code == 1:
         return -0.5, -1.0 / math.pi, 0.5                  # m(theta) = sin/4 + (cos + theta sin)/(2 pi)
     if info.code == 2:
         return -1.0, 0.0, 1.0
-    Ch = np.polynomial.chebyshev
-    c = info.cc[0]
-    sc = 2.0 / math.pi
-    M = [sc ** k * float(Ch.chebval(1.0, Ch.chebder(c, k))) for k in (2, 3, 4)]
-    if abs(M[1]) < 1e-7 * abs(M[0]):
-        M[1] = 0.0
-    return tuple(M)
+    return tuple(float(x) for x in info.cc[3, :3])
 
 
 @dataclass(frozen=True, repr=False)
@@ -156,6 +150,9 @@ def large_alpha(K, activation="erf"):
     """
     K = _check_K(K)
     info = activation_info(activation)
+    if info.code == 3 and info.cc[3, 6] != 1.0:
+        raise ValueError(f"activation must be continuous (m'(1) = E[g'^2] finite) for the large-alpha law, "
+                         f"got {info.name!r}")
     M2 = theta_derivatives(info)[0]
     if not -M2 - info.dm0 > 1e-12:
         raise ValueError(f"activation must have m'(1) > m'(0) (a nonlinear pair moment) for a specialized "

@@ -11,18 +11,16 @@ import numpy as np
 
 from ..continuation import analyze
 from ..errors import ConvergenceError, check_choice, check_range
-from ..result import Result
+from ..result import Result, check_real
 from ._activation import activation_info
 from ._charts import ROW
 from ._common import _spec_starts_at, _trace, _unspecialized_path
 from ._engine import continuation_problem
 from ._equations import _kern
-from ._free_energy import _check_K
+from ._free_energy import ALPHA_MAX, K_MAX, _check_K
 from ._infinite_k import _phi_roots
 from ._minima import COL, _args, _same, classify, stationary_points, unspecialized_row
 
-#: largest alpha accepted (as for :func:`statmech.scm.equilibria`)
-ALPHA_MAX = 1e100
 _MAX_ANCHORS = 8
 _PRIORITY = {"specialized": 0, "unspecialized": 1, "anti-specialized": 2}
 
@@ -163,6 +161,7 @@ def _equilibrium(branches, alphas):
 
 
 def _check_alphas(alphas):
+    check_real("alphas", alphas)
     alphas = np.asarray(check_range("alphas", alphas, 0.0, ALPHA_MAX), dtype=float).ravel()
     if alphas.size == 0:
         raise ValueError("alphas must be a non-empty array of alpha >= 0")
@@ -174,7 +173,8 @@ def _check_alphas(alphas):
 def learning_curve(K, activation="erf", alphas=None, *, method="newton"):
     """All branches of stationary points of beta f (seed Eq. 20) over a sorted alpha grid, and the equilibrium.
 
-    Domain: K any real > 1 up to 1e15, or ``math.inf`` (branches of phi(R), beta f per hidden unit);
+    Domain: K any real in [2, 1e15] (see :func:`equilibria` for 1 < K < 2), or ``math.inf`` (branches of
+    phi(R), beta f per hidden unit);
     ``alphas`` sorted, 0 <= alpha <= 1e100 (default: 201 points up to 100 for erf, 20 otherwise); any
     activation.  The equilibrium exists at every alpha (ConvergenceError naming alpha otherwise).
 
@@ -196,8 +196,10 @@ def learning_curve(K, activation="erf", alphas=None, *, method="newton"):
     full-space stability at one alpha, :func:`equilibria`.
     """
     K = _check_K(K)
-    if math.isfinite(K) and K > 1e15:
-        raise ValueError(f"K must be <= 1e15 or math.inf, got {K!r}")
+    if math.isfinite(K) and not 2.0 <= K <= K_MAX:
+        raise ValueError(f"K must be in [2, {K_MAX:g}] or math.inf, got {K!r} (for 1 < K < 2 the positive "
+                         f"definite site-symmetric overlaps are not confined to |S|, |C| < 1, and the minimum can "
+                         f"lie on that boundary)")
     info = activation_info(activation)
     if alphas is None:
         alphas = np.linspace(0.0, 100.0 if info.name == "erf" else 20.0, 201)

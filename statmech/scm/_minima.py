@@ -55,7 +55,7 @@ def starts(info, alpha, K):
     y = np.empty(3)
     n = K - 1.0
     B = -theta_derivatives(info)[0] - info.dm0      # m'(1) - m'(0) >= 0
-    if alpha > 0.0 and B > 1e-12:
+    if alpha > 0.0 and B > 1e-12 and (info.code != 3 or info.cc[3, 6] == 1.0):
         c = _coefficients(info, K)
         if c["a2"] > 0 and c["a1"] > 0:
             for fac in (1.0, 0.3, 3.0, 10.0, 30.0):

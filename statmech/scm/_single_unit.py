@@ -50,6 +50,7 @@ def single_unit(alpha, activation="erf"):
         return SaddlePoint("scm.single_unit", {"alpha": a, "K": 1.0}, {"R": R},
                            {"free_energy": o[0], "generalization_error": o[10], "entropy": o[11]},
                            converged=True, residual=abs(o[1]), iterations=0, hessian_eigenvalues=np.array([d2]),
-                           rs_stable=bool(d2 > 0), extra={"activation": info.name})
+                           rs_stable=bool(d2 > 0), extra={"activation": info.name},
+                           stability=np.array([d2]), headline="R")
     return vectorize_over(one, alpha, model="scm.single_unit")
 

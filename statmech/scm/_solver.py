@@ -44,6 +44,46 @@ def _cheb(c, x):
 
 
 @numba.njit(cache=True)
+def _cheb_end(c, phi, side):
+    """sum_k c_k (T_k(x) - T_k(side)) at x = side cos(phi), side = +-1, as -2 sum_k c_k side^k sin^2(k phi/2):
+    the difference of the series from its end value without cancellation (relative error ~ eps times the
+    condition of the sum, instead of eps sum ``|c_k|`` over a value ~ phi^2)."""
+    acc = 0.0
+    sg = 1.0
+    for k in range(c.shape[0]):
+        t = math.sin(0.5 * k * phi)
+        acc += sg * c[k] * t * t
+        sg *= side
+    return -2.0 * acc
+
+
+@numba.njit(cache=True)
+def _cheb_top_drop(c, phi, slope):
+    """sum_k c_k (1 - T_k(x)) at x = cos(phi) (the fall of the series from x = 1), arranged so that the
+    O(phi^2) part -- proportional to the end slope sum_k k^2 c_k, which vanishes for the end-constrained
+    interpolant -- is separated exactly: 1 - T_k = 2 sin^2(k phi/2) = 2 s^2 U_(k-1)(c)^2 with s = sin(phi/2),
+    c = cos(phi/2), U_(k-1)(c) = k - V_(k-1), and V_k = (k+1) - U_k(c) >= 0 from the recurrence
+    V_k = 2 V_(k-1) - V_(k-2) + 2 d (k - V_(k-1)), d = 1 - c = 2 sin^2(phi/4) (no cancellation), so
+    sum = 2 s^2 [sum k^2 c_k - 2 sum k c_k V_(k-1) + sum c_k V_(k-1)^2].  ``slope`` = sum k^2 c_k, summed
+    exactly once (``_activation``; in floating point its rounding would dominate as phi -> 0)."""
+    s = math.sin(0.5 * phi)
+    d = 2.0 * math.sin(0.25 * phi) ** 2
+    a0 = slope
+    a1 = 0.0
+    a2 = 0.0
+    vm2 = 0.0   # V_(k-2)
+    vm1 = 0.0   # V_(k-1); V_0 = V_(-1) = 0
+    for k in range(1, c.shape[0]):
+        # here vm1 = V_(k-1)
+        a1 += k * c[k] * vm1
+        a2 += c[k] * vm1 * vm1
+        v = 2.0 * vm1 - vm2 + 2.0 * d * (k - vm1)      # V_k
+        vm2 = vm1
+        vm1 = v
+    return 2.0 * s * s * (a0 - 2.0 * a1 + a2)
+
+
+@numba.njit(cache=True)
 def moments(code, rho, cc):
     """(m, m', m'') of the pair moment at correlation rho (|rho| < 1)."""
     if code == 0:
@@ -54,12 +94,38 @@ def moments(code, rho, cc):
         return pm_linear(rho)
     # Chebyshev series in x = asin(rho) / (pi/2): the sqrt(1 - rho^2) singularities of kinked
     # activations at rho = +-1 become analytic in theta = asin(rho)
+    if abs(rho) > 0.5:
+        return cheb_end_moments(cc, 1.0 - abs(rho), 1.0 if rho > 0.0 else -1.0)
     c = math.sqrt(1.0 - rho * rho)
     x = math.asin(rho) / (0.5 * math.pi)
     m = _cheb(cc[0], x)
     mt = _cheb(cc[1], x) / (0.5 * math.pi)
     mtt = _cheb(cc[2], x) / (0.25 * math.pi * math.pi)
     return m, mt / c, (mtt + mt * rho / c) / (c * c)
+
+
+@numba.njit(cache=True)
+def cheb_end_moments(cc, e, side):
+    """(m, m', m'') of the Chebyshev interpolant at rho = side (1 - e), side = +-1, with theta =
+    side (pi/2 - p), p = arccos(1 - e) = 2 arcsin(sqrt(e/2)) from the exact e: m' = dm/dtheta / sin p and
+    m'' = (m_tt sin p -+ m_t cos p) / sin^3 p, a difference that cancels to O(p^2) relative; within
+    p < 1e-3 the Taylor form m'' = -+M3 / (2p) + (M4 + M2) / 3 (row 3 of cc: the theta-derivatives at the
+    end) instead, for a continuous g (dm/dtheta = 0 at the end; flag cc[3, 6])."""
+    p = 2.0 * math.asin(math.sqrt(0.5 * e))
+    phi = 2.0 * math.asin(math.sqrt(p / math.pi))      # x = side (1 - p / (pi/2)) = side cos(phi)
+    sp_ = math.sin(p)
+    m = _cheb(cc[0], side) + _cheb_end(cc[0], phi, side)
+    end = 0.0 if cc[3, 6] == 1.0 else _cheb(cc[1], side)  # dm/dtheta at the end: 0 for a continuous g
+    mt = (end + _cheb_end(cc[1], phi, side)) / (0.5 * math.pi)           # dm/dtheta
+    mtt = (_cheb(cc[2], side) + _cheb_end(cc[2], phi, side)) / (0.25 * math.pi * math.pi)
+    # rho = sin theta, d rho = cos theta d theta, cos theta = sin p, sin theta = side cos p
+    m1 = mt / sp_
+    if p < 1e-3 and cc[3, 6] == 1.0:
+        o = 0 if side > 0.0 else 3
+        m2 = -side * cc[3, o + 1] / (2.0 * p) + (cc[3, o + 2] + cc[3, o]) / 3.0
+    else:
+        m2 = (mtt * sp_ + mt * side * math.cos(p)) / (sp_ * sp_ * sp_)
+    return m, m1, m2
 
 
 @numba.njit(cache=True)
@@ -96,20 +162,25 @@ def top_slope(code, p, cc):
         return math.sin(p) * (0.5 - p / (2.0 * math.pi))
     elif code == 2:
         return math.sin(p)
-    return _cheb(cc[1], 1.0 - p / (0.5 * math.pi)) / (0.5 * math.pi)
+    phi = 2.0 * math.asin(math.sqrt(p / math.pi))      # 1 - p / (pi/2) = cos(phi)
+    end = 0.0 if cc[3, 6] == 1.0 else _cheb(cc[1], 1.0)  # dm/dtheta at the end: 0 for a continuous g
+    return (end + _cheb_end(cc[1], phi, 1.0)) / (0.5 * math.pi)
 
 
 @numba.njit(cache=True)
 def q_top_e(code, cc, m1, e, mR):
     """Q1(R) = m(1) - m(R) at R = 1 - e without cancellation: for e < 0.1 the integral of dm/dtheta
     over [arcsin R, pi/2], an interval of length p = arccos R = 2 arcsin(sqrt(e/2)), by 10-point
-    Gauss-Legendre (dm/dtheta is analytic there: error < 1e-20 for erf, ReLU, linear); m1 - mR
+    Gauss-Legendre (dm/dtheta is analytic there: error < 1e-20 for erf, ReLU, linear), or for the
+    Chebyshev interpolant its exact difference from the end value (:func:`_cheb_end`); m1 - mR
     (mR = m(R)) otherwise."""
     if e >= 0.1:
         return m1 - mR
     if e <= 0.0:
         return 0.0
     p = 2.0 * math.asin(math.sqrt(0.5 * e))
+    if code == 3:    # the interpolant's own m(1) - m(x), x = 1 - p / (pi/2) = cos(phi), without cancellation
+        return _cheb_top_drop(cc[0], 2.0 * math.asin(math.sqrt(p / math.pi)), cc[3, 7])
     acc = 0.0
     for k in range(_GLX.shape[0]):
         acc += _GLW[k] * top_slope(code, p * _GLX[k], cc)
@@ -130,16 +201,12 @@ def moments_top(code, e, cc):
     R = 1.0 - e
     if e >= 0.1 or code == 0 or code == 2:
         return moments(code, R, cc)
+    if code == 3:
+        return cheb_end_moments(cc, e, 1.0)
     p = 2.0 * math.asin(math.sqrt(0.5 * e))
     sp_ = math.sin(p)
-    if code == 1:
-        m = R / 4.0 + (sp_ + R * (0.5 * math.pi - p)) / (2.0 * math.pi)
-        return m, 0.5 - p / (2.0 * math.pi), 1.0 / (2.0 * math.pi * sp_)
-    x = 1.0 - p / (0.5 * math.pi)
-    m = _cheb(cc[0], x)
-    mt = _cheb(cc[1], x) / (0.5 * math.pi)
-    mtt = _cheb(cc[2], x) / (0.25 * math.pi * math.pi)
-    return m, mt / sp_, (mtt + mt * math.cos(p) / sp_) / (sp_ * sp_)
+    m = R / 4.0 + (sp_ + R * (0.5 * math.pi - p)) / (2.0 * math.pi)
+    return m, 0.5 - p / (2.0 * math.pi), 1.0 / (2.0 * math.pi * sp_)
 
 
 @numba.njit(cache=True)
@@ -172,7 +239,26 @@ def fgh(code, cc, m0, m1, alpha, K, R, S, C):
     qS = taylor_moments(code, S, cc, m0, d1)
     qC = taylor_moments(code, C, cc, m0, d1)
     a1, a2 = eigen_gaps(K, R, S, C)
-    return fe(alpha, K, R, S, C, d1, a1, a2, q1R, dR, d2R, qS[0], qS[1], qS[2], qC[0], qC[1], qC[2])
+    la1, la2 = log_gaps(K, R, S, C, a1, a2)
+    return fe(alpha, K, R, S, C, d1, a1, a2, la1, la2, q1R, dR, d2R, qS[0], qS[1], qS[2], qC[0], qC[1], qC[2])
+
+
+@numba.njit(cache=True)
+def log_gaps(K, R, S, C, a1, a2):
+    """(ln a1, ln a2): log1p of a - 1 = (K-1) C - u^2, -C - (R - S)^2 (no cancellation) where a is near 1,
+    log(a) elsewhere (a from :func:`eigen_gaps`)."""
+    n = K - 1.0
+    if abs(a1 - 1.0) < 0.5:
+        u = R + n * S
+        la1 = math.log1p(n * C - u * u)
+    else:
+        la1 = math.log(a1)
+    if abs(a2 - 1.0) < 0.5:
+        d = R - S
+        la2 = math.log1p(-C - d * d)
+    else:
+        la2 = math.log(a2)
+    return la1, la2
 
 
 @numba.njit(cache=True)
