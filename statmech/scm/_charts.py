@@ -117,8 +117,9 @@ def chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y, g, H, pt):
         R = (y[1] + n * y[0]) / K
         S = (y[1] - y[0]) / K
         C = y[2] / n
-        if not in_domain(K, R, S, C):
-            return False, math.inf
+        ga1, ga2 = eigen_gaps(K, R, S, C)
+        if not (ga1 > 0.0 and ga2 > 0.0 and abs(R) < 1.0 and abs(S) < 1.0 and abs(C) < 1.0):
+            return False, math.inf     # (the domain as fgh computes it: a1, a2 from eigen_gaps)
         o = fgh(code, cc, m0, m1, alpha, K, R, S, C)
         # (R, S, C) = J (delta, u, v), J = [[n/K, 1/K, 0], [-1/K, 1/K, 0], [0, 0, 1/n]]
         f = o[0]
