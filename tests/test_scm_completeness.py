@@ -7,7 +7,8 @@ through a smooth one-to-one map of R^3 onto it -- C = C_min + (1 - C_min) sigmoi
 sqrt(1 - C) tanh(x1), R + (K-1) S = sqrt(1 + (K-1) C) tanh(x2) (K = inf: R = tanh(x0), sigma = -R +
 e^(x2/2) sin(x1), gamma = e^x2 - 1, onto the closed domain) -- each minimised by Nelder-Mead (600 evaluations) and then BFGS on
 ``scm.free_energy`` and its public gradient.  The library's lowest free energy must be at or below the
-search's, within the library's own rounding bound (``error``) and 1e-12 relative.
+search's, within the library's own rounding bound (``error``), the rounding bound of ``scm.free_energy`` at
+the search's point (:func:`rounding_bound`) and 1e-13 relative.
 
 Item 3 of the issue is the first default case: there the library returned only the anti-specialized
 point (beta f = 681.47) while this search finds 19.7504 with 3 restarts.  The default run covers a few
@@ -22,6 +23,7 @@ import pytest
 from scipy.optimize import minimize
 
 from statmech import activations, scm
+from statmech.scm import activation_info
 
 ESP3 = activations.ESP(3.0)
 
@@ -79,12 +81,30 @@ def global_search(alpha, K, act, restarts, seed=0):
     return best
 
 
+def rounding_bound(alpha, K, x, act):
+    """Bound on the rounding of ``scm.free_energy`` at x = (R, S, C), whose sums it arranges as
+    alpha K [(m(1) - m(R)) + (K-1)/2 (m'(0) (C - 2S) + q(C) - 2 q(S))] - s, q(y) = m(y) - m(0) - m'(0) y:
+    16 eps times the sum of the moduli of those terms (the search minimises these rounded values, so it
+    can land below the true minimum by up to this much where the terms cancel, e.g. at the relabelled
+    specialized minimum R ~ 0, S ~ 1 of K = 2)."""
+    R, S, C = x
+    m = lambda y: float(scm.pair_moment(y, act))
+    d1 = float(activation_info(act).dm0)
+    q = lambda y: abs(m(y) - m(0.0) - d1 * y)
+    s = abs(scm.free_energy(0.0, K, R, S, C, act))
+    if math.isinf(K):
+        terms = alpha * (abs(m(1.0) - m(R)) + d1 * (abs(C) + 2 * abs(S)) / 2)
+    else:
+        terms = alpha * K * (abs(m(1.0) - m(R)) + (K - 1) / 2 * (d1 * (abs(C) + 2 * abs(S)) + q(C) + 2 * q(S)))
+    return 16 * 2.3e-16 * (terms + s)
+
+
 def check_equilibria(alpha, K, act, restarts, seed=0):
     eq = scm.equilibria(alpha, K, act)
     assert eq, "equilibria returned no minimum"
     lib = eq[0]
     f, x = global_search(alpha, K, act, restarts, seed)
-    tol = 10.0 * lib.error + 1e-12 * (1.0 + abs(f))
+    tol = 10.0 * lib.error + rounding_bound(alpha, K, x, act) + 1e-13 * (1.0 + abs(f))
     assert lib.free_energy <= f + tol, (f"alpha={alpha}, K={K}: library {lib.branch} beta f = {lib.free_energy!r} "
                                         f"above the search's {f!r} at (R, S, C) = {x}")
     return lib, f, x
@@ -117,7 +137,8 @@ def test_learning_curve_equilibrium_against_search():
     assert lc.branches["specialized"].exists[1:].all()
     for i, a in enumerate(alphas):
         f, x = global_search(float(a), 5, "erf", restarts=4, seed=i)
-        assert lc.equilibrium["free_energy"][i] <= f + 10 * lc.error + 1e-12 * (1 + abs(f))
+        tol = 10 * lc.error + rounding_bound(float(a), 5, x, "erf") + 1e-13 * (1 + abs(f))
+        assert lc.equilibrium["free_energy"][i] <= f + tol
 
 
 @pytest.mark.parametrize("K", [5, math.inf])
@@ -152,7 +173,8 @@ def test_learning_curve_equilibrium_wide(K, act):
     lc = scm.learning_curve(K, SLOW_ACTS[act], alphas)
     for i, a in enumerate(alphas):
         f, x = global_search(float(a), K, SLOW_ACTS[act], restarts=10, seed=i)
-        assert lc.equilibrium["free_energy"][i] <= f + 10 * lc.error + 1e-12 * (1 + abs(f)), (a, x)
+        tol = 10 * lc.error + rounding_bound(float(a), K, x, SLOW_ACTS[act]) + 1e-13 * (1 + abs(f))
+        assert lc.equilibrium["free_energy"][i] <= f + tol, (a, x)
 
 
 @pytest.mark.slow
@@ -160,7 +182,5 @@ def test_learning_curve_equilibrium_wide(K, act):
 def test_transition_alpha_c_separates_the_global_minima_wide(K, act):
     tr = scm.transitions(K, SLOW_ACTS[act])
     for a, spec in ((0.99 * tr.alpha_c, False), (1.01 * tr.alpha_c, True)):
-        f, (R, S, C) = global_search(a, K, SLOW_ACTS[act], restarts=10)
-        eq = scm.equilibria(a, K, SLOW_ACTS[act])
-        assert eq[0].free_energy <= f + 10 * eq[0].error + 1e-12 * (1 + abs(f))
-        assert (eq[0].branch == "specialized") == spec
+        lib, f, x = check_equilibria(a, K, SLOW_ACTS[act], restarts=10)
+        assert (lib.branch == "specialized") == spec

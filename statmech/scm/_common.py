@@ -3,6 +3,7 @@ site-symmetric beta f (the R = S branch from alpha = 0, multistart Newton), and 
 :class:`Transitions` result."""
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from dataclasses import dataclass
@@ -80,6 +81,26 @@ def _classify(R, S, tol=1e-7):
     if abs(R - S) <= tol * (1 + abs(R)):
         return "unspecialized"
     return "specialized" if R > S else "anti-specialized"
+
+
+@contextlib.contextmanager
+def at_point(function, **point):
+    """Run a public solver: a ConvergenceError names ``function`` and the point (prefixed where its message
+    does not start with the function's name), and a numerical exception of numpy, scipy or numba
+    (LinAlgError, ZeroDivisionError, FloatingPointError, OverflowError) becomes a ConvergenceError too."""
+    where = f"{function}({', '.join(f'{k}={v!r}' for k, v in point.items())})"
+    try:
+        yield
+    except ConvergenceError as exc:
+        msg = str(exc)
+        if msg.startswith(where):
+            raise
+        new = ConvergenceError(f"{where}: {msg}")
+        new.x, new.residual, new.iterations = exc.x, exc.residual, exc.iterations
+        new.diagnostics = dict(exc.diagnostics)
+        raise new from exc
+    except (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, OverflowError) as exc:
+        raise ConvergenceError(f"{where}: {type(exc).__name__}: {exc}") from exc
 
 
 def _check_specializes(info):

@@ -12,6 +12,7 @@ from ._activation import activation_info
 from ._free_energy import K_MAX, _check_alpha, _check_K
 from ._full_space import _full_blocks
 from ._infinite_k import _equilibria_inf
+from ._common import at_point
 from ._minima import COL, classify, stationary_points
 
 def _point(info, alpha, K, row, full=True):
@@ -97,22 +98,23 @@ def equilibria(alpha, K, activation="erf", *, include_saddles=False, full_space=
                          f"definite site-symmetric overlaps are not confined to |S|, |C| < 1, and the minimum can "
                          f"lie on that boundary)")
     info = activation_info(activation)
-    if math.isinf(K):
-        if info.dm0 <= 0:
-            raise ValueError("activation must have E[g'(z)] != 0 for K = inf")
-        res = tuple(_equilibria_inf(info, alpha, include_saddles))
-    else:
-        rows = stationary_points(info, alpha, K, minima=True, saddles=include_saddles)
-        keep = [r for r in rows if r[COL["lam"]] > 0 or include_saddles]
-        res = [_point(info, alpha, K, r, full=full_space) for r in keep]
-        if K == 2.0:
-            spec = [p for p in res if p.branch == "specialized"]
-            if spec:
-                res = [p for p in res if p.branch != "anti-specialized"] + [_mirror_K2(q) for q in spec]
-        order = {"specialized": 0, "unspecialized": 1, "anti-specialized": 2}
-        res = tuple(sorted(res, key=lambda p: (p.free_energy, order[p.branch])))
-    if not any(p.site_symmetric_stable for p in res):
-        raise ConvergenceError(f"equilibria: no minimum of beta f found at alpha={alpha!r}, K={K!r}",
-                               diagnostics={"alpha": alpha, "K": K, "activation": info.name,
-                                            "stationary_points": len(res)})
-    return res
+    with at_point("equilibria", alpha=alpha, K=K, activation=info.name):
+        if math.isinf(K):
+            if info.dm0 <= 0:
+                raise ValueError("activation must have E[g'(z)] != 0 for K = inf")
+            res = tuple(_equilibria_inf(info, alpha, include_saddles))
+        else:
+            rows = stationary_points(info, alpha, K, minima=True, saddles=include_saddles)
+            keep = [r for r in rows if r[COL["lam"]] > 0 or include_saddles]
+            res = [_point(info, alpha, K, r, full=full_space) for r in keep]
+            if K == 2.0:
+                spec = [p for p in res if p.branch == "specialized"]
+                if spec:
+                    res = [p for p in res if p.branch != "anti-specialized"] + [_mirror_K2(q) for q in spec]
+            order = {"specialized": 0, "unspecialized": 1, "anti-specialized": 2}
+            res = tuple(sorted(res, key=lambda p: (p.free_energy, order[p.branch])))
+        if not any(p.site_symmetric_stable for p in res):
+            raise ConvergenceError("no minimum of beta f found",
+                                   diagnostics={"alpha": alpha, "K": K, "activation": info.name,
+                                                "stationary_points": len(res)})
+        return res

@@ -48,6 +48,9 @@ def generalization_error(R, Q, T, activation="erf"):
     (sqrt K - sqrt M)^2/2 otherwise), "relu", "linear" (seed Eqs. 26-27), by 2-D
     piecewise tanh-sinh quadrature (breakpoints where the arguments of g vanish; ~1e-13 for
     smooth g and kinks at 0) for a callable g.
+
+    Domain: R a K x M, Q a K x K and T an M x M real matrix, finite, Q and T symmetric with non-negative
+    diagonals; for the closed forms ``|overlap|`` <= product of the norms (ValueError naming the argument).
     """
     info = activation_info(activation)
     R, Q, T = _check_overlaps(R, Q, T)
@@ -71,7 +74,8 @@ def entropy(R, Q, T=None):
 
     Seed Eqs. 18 and 24 (without the additive constant).  ``T`` defaults to the identity
     (orthonormal teacher).  Raises ValueError naming the argument when C is not
-    positive definite (overlaps outside the domain).
+    positive definite (overlaps outside the domain).  Domain: R (K x M), Q (K x K), T (M x M) finite real,
+    Q and T symmetric and positive definite, [[T, R^T], [R, Q]] positive definite.
     """
     R = np.atleast_2d(np.asarray(R, dtype=float))
     K, M = R.shape

@@ -8,6 +8,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ..errors import ConvergenceError, check_range
+from ..result import check_real
 from ..saddle import SaddlePoint, root_scalar
 from ._activation import activation_info
 from ._common import Transitions, _check_specializes
@@ -119,6 +120,7 @@ def infinite_K_branch(R, activation="relu"):
     specialized branch, see :func:`transitions`); ConvergenceError where ``|R|`` is so small that
     phi'(R) underflows (alpha(R) is then alpha_d to double precision: use :func:`transitions`).
     """
+    check_real("R", R)
     R = np.atleast_1d(np.asarray(check_range("R", R, -1.0, 1.0, lo_open=True, hi_open=True), dtype=float))
     if np.any(R == 0.0):
         raise ValueError("R must be != 0 (R = 0 is stationary at every alpha: alpha(R) undetermined), got 0.0")

@@ -14,7 +14,7 @@ from ..errors import ConvergenceError, check_choice, check_range
 from ..result import Result, check_real
 from ._activation import activation_info
 from ._charts import ROW
-from ._common import _spec_starts_at, _trace, _unspecialized_path
+from ._common import _spec_starts_at, _trace, _unspecialized_path, at_point
 from ._engine import continuation_problem
 from ._equations import _kern
 from ._free_energy import ALPHA_MAX, K_MAX, _check_K
@@ -142,7 +142,7 @@ def _equilibrium(branches, alphas):
     have = np.isfinite(F.min(axis=0))
     if not have.all():
         i = int(np.argmin(have))
-        raise ConvergenceError(f"learning_curve: no stable branch at alpha={alphas[i]!r}",
+        raise ConvergenceError(f"no stable branch at alpha={alphas[i]!r}",
                                diagnostics={"alpha": float(alphas[i]), "branches": names})
     # ties within the rounding of beta f (K = 2, K = inf for even phi) go to the first kind in
     # _PRIORITY, so that the answer does not depend on the last bit
@@ -205,12 +205,18 @@ def learning_curve(K, activation="erf", alphas=None, *, method="newton"):
         alphas = np.linspace(0.0, 100.0 if info.name == "erf" else 20.0, 201)
     alphas = _check_alphas(alphas)
     check_choice("method", method, ("newton", "continuation"))
-    if math.isinf(K):
-        if info.dm0 <= 0:
-            raise ValueError("activation must have E[g'(z)] != 0 for K = inf")
-        return _learning_curve_inf(info, alphas)
-    if method == "continuation":
-        return _learning_curve_continuation(info, K, alphas)
+    if math.isinf(K) and info.dm0 <= 0:
+        raise ValueError("activation must have E[g'(z)] != 0 for K = inf")
+    with at_point("learning_curve", K=K, activation=info.name, alphas=f"{alphas.size} values in "
+                  f"[{alphas[0]:g}, {alphas[-1]:g}]", method=method):
+        if math.isinf(K):
+            return _learning_curve_inf(info, alphas)
+        if method == "continuation":
+            return _learning_curve_continuation(info, K, alphas)
+        return _learning_curve_newton(info, K, alphas)
+
+
+def _learning_curve_newton(info, K, alphas):
     n = alphas.size
     out_u = np.full((n, ROW), np.nan)
     out_u[:, COL["conv"]] = 0.0

@@ -19,6 +19,9 @@ from ._transitions import transitions
 def scm_lines(activation="erf", K_min=2.0, K_max=50.0, K0=None, ds=0.02):
     """Lines alpha_s(K), alpha_c(K), alpha_d(K) (K continuous) by two-parameter continuation.
 
+    Domain: 1 < K_min < K_max (finite), activation "erf" or "relu" (or any with a first-order
+    transition at K0); the continued part reaches K ~ 100, :func:`transitions` fills the rest.
+
     Starts from :func:`scm_transitions` at ``K0`` (default 5 for erf, 3 for ReLU) and
     continues the fold, the coexistence point and the branch point in K over
     [K_min, K_max].  Returns a dict with
@@ -145,14 +148,15 @@ def _meetings(activation, lines, K_min, K_max):
 
 def scm_point(point):
     """alpha_s, alpha_c, alpha_d at one grid point ``{"K": K, "activation": act}`` (picklable,
-    for :func:`statmech.sweep.sweep`)."""
+    for :func:`statmech.sweep.sweep`).  Domain: that of :func:`scm_transitions`."""
     tr = scm_transitions(float(point["K"]), point.get("activation", "erf"))
     return {k: tr[k] for k in ("alpha_s", "alpha_c", "alpha_d", "order")}
 
 
 def scm_grid(activation, Ks, out, executor=None, workers=None, progress=True):
     """:func:`scm_transitions` on a grid of K by :func:`statmech.sweep.sweep` (process pool by
-    default, checkpointed next to ``out``, resumable, atomic JSON)."""
+    default, checkpointed next to ``out``, resumable, atomic JSON).  Domain: Ks in that of
+    :func:`scm_transitions`."""
     pts = grid(K=[float(k) for k in Ks], activation=[activation])
     return sweep(scm_point, pts, out, executor=executor, workers=workers, progress=progress,
                  desc=f"SCM {activation} transitions")
