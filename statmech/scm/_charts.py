@@ -36,8 +36,8 @@ ROW = 20
 
 if typing.TYPE_CHECKING:  # generated kernels and statmech.scm._solver: globals of the compiled module
     from statmech.scm._equations import fea, fet  # noqa: F401
-    from statmech.scm._solver import (eigen_gaps, fes_at, fgh, in_domain, moments, moments_top,  # noqa: F401
-                                      q_top, q_top_e, scaled_point, solve_small, taylor_moments)
+    from statmech.scm._solver import (eigen_gaps, fes_at, fgh, in_domain, moments, moments_bottom,  # noqa: F401
+                                      moments_top, q_top, q_top_e, scaled_point, solve_small, taylor_moments)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -58,7 +58,7 @@ def top_point(K, sg, t1, t2, S):
 
 @numba.njit(cache=True, error_model="numpy")
 def anti_point(K, t1, t2, v):
-    """(R, S, C, inside) at y = (t1, t2, v) of chart 2 (u > 0, delta < 0)."""
+    """(R, S, C, 1 + R, inside) at y = (t1, t2, v) of chart 2 (u > 0, delta < 0)."""
     a1 = math.exp(t1)
     a2 = math.exp(t2)
     n = K - 1.0
@@ -66,12 +66,13 @@ def anti_point(K, t1, t2, v):
     ad2 = 1.0 - C - a2
     u2 = 1.0 + v - a1
     if not (ad2 > 0.0 and u2 > 0.0 and abs(C) < 1.0):
-        return 0.0, 0.0, 0.0, False
+        return 0.0, 0.0, 0.0, 1.0, False
     ad = math.sqrt(ad2)
     u = math.sqrt(u2)
-    R = (n * (C + a2) / (1.0 + ad) + 1.0 + u) / K - 1.0
+    opr = (n * (C + a2) / (1.0 + ad) + 1.0 + u) / K          # 1 + R, without cancellation
+    R = opr - 1.0
     S = (u + ad) / K
-    return R, S, C, bool(abs(R) < 1.0 and abs(S) < 1.0)
+    return R, S, C, opr, bool(abs(R) < 1.0 and abs(S) < 1.0)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -111,7 +112,18 @@ def rounding_bound(code, cc, m0, m1, d1, alpha, K, e, S, C, s):
 @numba.njit(cache=True, error_model="numpy")
 def chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y, g, H, pt):
     """beta f at y in ``chart``; fills the gradient g (3), Hessian H (3x3) and pt = (R, S, C,
-    eps_g, s).  Returns (inside, beta f).  m0, m1: consistent values (``ref_moments``)."""
+    eps_g, s, rounding bound).  Returns (inside, beta f).  m0, m1: consistent values (``ref_moments``).
+    An exception of the kernels (a division by zero where a point rounds onto the boundary of the domain)
+    counts as outside."""
+    try:
+        return _chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y, g, H, pt)
+    except Exception:  # noqa: BLE001 -- numba: any error of the (python error model) kernels
+        return False, math.inf
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y, g, H, pt):
+    """:func:`chart_eval` without the guard."""
     if chart == 3:
         n = K - 1.0
         R = (y[1] + n * y[0]) / K
@@ -158,13 +170,18 @@ def chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y, g, H, pt):
         if chart == 1:
             S = y[2]
             R, C, e, inside = top_point(K, 1.0, y[0], y[1], S)
+            opr = 1.0 + R
         else:
-            R, S, C, inside = anti_point(K, y[0], y[1], y[2])
+            R, S, C, opr, inside = anti_point(K, y[0], y[1], y[2])
             e = 1.0 - R
         if not inside:
             return False, math.inf
-        mR, dR, d2R = moments_top(code, e, cc)
-        q1R = q_top_e(code, cc, m1, e, mR)
+        if chart == 2 and opr < 0.1:     # R near -1: m and its derivatives from the exact 1 + R
+            mR, dR, d2R = moments_bottom(code, opr, cc)
+            q1R = m1 - mR
+        else:
+            mR, dR, d2R = moments_top(code, e, cc)
+            q1R = q_top_e(code, cc, m1, e, mR)
         a = taylor_moments(code, S, cc, m0, d1)
         b = taylor_moments(code, C, cc, m0, d1)
         if chart == 1:
@@ -553,6 +570,15 @@ def chart_multistart(chart, code, cc, m0, m1, d1, alpha, K, starts, minimize, ma
 
 @numba.njit(cache=True, error_model="numpy")
 def phi_at(code, cc, m0, m1, d1, alpha, e, side):
+    """:func:`_phi_at`, NaN on an exception of the kernels."""
+    try:
+        return _phi_at(code, cc, m0, m1, d1, alpha, e, side)
+    except Exception:  # noqa: BLE001
+        return math.nan, math.nan, math.nan, math.nan, math.nan, math.nan
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _phi_at(code, cc, m0, m1, d1, alpha, e, side):
     """K = inf: phi(R) = beta f / K on sigma = 1 - R, gamma = 0 at R = side (1 - e) (side = +-1, 0 < e <= 1),
     without cancellation: (phi, phi'(R), phi''(R), eps_g, s, R) with phi = alpha (Q1(R) - m'(0)(1 - R)) - s,
     s = ln(1 - R^2) / 2, 1 - R^2 = e (2 - e)."""
@@ -563,7 +589,7 @@ def phi_at(code, cc, m0, m1, d1, alpha, e, side):
         omr = e
     else:
         R = -1.0 + e
-        mR, dR, d2R = moments(code, R, cc)
+        mR, dR, d2R = moments_bottom(code, e, cc)
         q1 = m1 - mR
         omr = 2.0 - e
     w = e * (2.0 - e)
@@ -664,3 +690,53 @@ def chart_trace(chart, code, cc, m0, m1, d1, K, alphas, y0, out):
         for j in range(row.shape[0]):
             out[i, j] = cur[j]
     return n
+
+
+@numba.njit(cache=True, error_model="numpy")
+def phi_roots(code, cc, m0, m1, d1, alpha, n, out):
+    """K = inf: the stationary points R != 0 of phi (:func:`phi_at`): phi'(R) scanned on each side on n
+    points uniform in ln e from e = 1e-3 / (1 + alpha) to 1, each sign change refined by the Illinois
+    method in ln e to rounding.  Rows of out: (side, e); returns their number."""
+    lo = math.log(1e-3 / (1.0 + alpha))
+    k = 0
+    for sidx in range(2):
+        side = 1.0 if sidx == 0 else -1.0
+        t0 = lo
+        f0 = phi_at(code, cc, m0, m1, d1, alpha, math.exp(t0), side)[1]
+        for i in range(1, n):
+            t1 = lo + (0.0 - lo) * i / (n - 1.0)
+            if i == n - 1:
+                t1 = 0.0
+            f1 = phi_at(code, cc, m0, m1, d1, alpha, math.exp(t1), side)[1]
+            if i == n - 1 and f1 == 0.0:
+                break                       # R = 0 itself
+            if f0 == 0.0 or (f0 < 0.0) != (f1 < 0.0):
+                a, fa, b, fb = t0, f0, t1, f1
+                last = 0
+                for it in range(200):
+                    if fa == 0.0:
+                        b, fb = a, fa
+                        break
+                    c = (a * fb - b * fa) / (fb - fa) if fb != fa else 0.5 * (a + b)
+                    if not (min(a, b) < c < max(a, b)):
+                        c = 0.5 * (a + b)
+                    fc = phi_at(code, cc, m0, m1, d1, alpha, math.exp(c), side)[1]
+                    if fc == 0.0 or abs(b - a) <= 1e-15 * (1.0 + abs(c)):
+                        b, fb = c, fc
+                        break
+                    if (fc < 0.0) == (fb < 0.0):
+                        b, fb = c, fc
+                        if last == 1:
+                            fa *= 0.5
+                        last = 1
+                    else:
+                        a, fa = c, fc
+                        if last == -1:
+                            fb *= 0.5
+                        last = -1
+                if k < out.shape[0]:
+                    out[k, 0] = side
+                    out[k, 1] = math.exp(b)
+                    k += 1
+            t0, f0 = t1, f1
+    return k

@@ -42,6 +42,24 @@ def _point(info, alpha, K, row, full=True):
                        headline="free_energy")
 
 
+_ORDER = {"specialized": 0, "unspecialized": 1, "anti-specialized": 2}
+
+
+def _sorted(points):
+    """By free energy, the global minimum first; free energies equal within their rounding bounds (K = 2,
+    K = inf for even phi) ordered specialized, unspecialized, anti-specialized, so that the order does not
+    depend on the last bits."""
+    pts = sorted(points, key=lambda p: (p.free_energy, _ORDER[p.branch]))
+    out = []
+    while pts:
+        f0 = pts[0].free_energy
+        tie = [p for p in pts if p.free_energy <= f0 + 2.0 * max(p.error, pts[0].error) + 1e-13 * abs(f0)]
+        best = min(tie, key=lambda p: _ORDER[p.branch])
+        out.append(best)
+        pts.remove(best)
+    return tuple(out)
+
+
 def _mirror_K2(p):
     """At K = 2 beta f is symmetric under R <-> S (relabel the two students): the anti-specialized
     minimum is the specialized one relabelled; built from it exactly."""
@@ -102,7 +120,7 @@ def equilibria(alpha, K, activation="erf", *, include_saddles=False, full_space=
         if math.isinf(K):
             if info.dm0 <= 0:
                 raise ValueError("activation must have E[g'(z)] != 0 for K = inf")
-            res = tuple(_equilibria_inf(info, alpha, include_saddles))
+            res = _sorted(_equilibria_inf(info, alpha, include_saddles))
         else:
             rows = stationary_points(info, alpha, K, minima=True, saddles=include_saddles)
             keep = [r for r in rows if r[COL["lam"]] > 0 or include_saddles]
@@ -111,8 +129,7 @@ def equilibria(alpha, K, activation="erf", *, include_saddles=False, full_space=
                 spec = [p for p in res if p.branch == "specialized"]
                 if spec:
                     res = [p for p in res if p.branch != "anti-specialized"] + [_mirror_K2(q) for q in spec]
-            order = {"specialized": 0, "unspecialized": 1, "anti-specialized": 2}
-            res = tuple(sorted(res, key=lambda p: (p.free_energy, order[p.branch])))
+        res = _sorted(res)
         if not any(p.site_symmetric_stable for p in res):
             raise ConvergenceError("no minimum of beta f found",
                                    diagnostics={"alpha": alpha, "K": K, "activation": info.name,

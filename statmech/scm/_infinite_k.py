@@ -17,27 +17,15 @@ from ._equations import _kern
 
 def _phi_roots(info, alpha):
     """Stationary points of phi(R) = beta f / K (K = inf) as (side, e) with R = side (1 - e), and R = 0
-    (always stationary: phi'(0) = 0).  phi'(R) is scanned on each side on a grid of e = 1 -+ R uniform in
-    log e from e = 1e-3 / (1 + alpha) (beyond the specialized root, e ~ 1 / (2 alpha B)) to 1, refined by
-    Brent in log e."""
+    (always stationary: phi'(0) = 0).  phi'(R) is scanned on each side on 400 points uniform in log e from
+    e = 1e-3 / (1 + alpha) (beyond the specialized root, e ~ 1 / (2 alpha B)) to 1, each sign change refined
+    to rounding (``_kern.phi_roots``, numba)."""
     from ._minima import ref_moments
     m0, m1 = ref_moments(info)
     args = (info.code, info.cc, m0, m1, float(info.dm0), float(alpha))
-    lo = math.log(1e-3 / (1.0 + alpha))
-    ts = np.linspace(lo, 0.0, 400)
-    es = np.exp(ts)
-    es[-1] = 1.0
-    roots = [(1.0, 1.0)]
-    for side in (1.0, -1.0):
-        d = np.empty(es.size)
-        _kern.phi_scan(*args, es, side, d)
-        for i in range(es.size - 1):
-            if es[i + 1] >= 1.0 and d[i + 1] == 0.0:
-                continue   # R = 0
-            if d[i] == 0.0 or d[i] * d[i + 1] < 0:
-                t = root_scalar(lambda x: _kern.phi_at(*args, math.exp(x), side)[1], (ts[i], ts[i + 1])).x[0]
-                roots.append((side, math.exp(t)))
-    return roots, args
+    out = np.empty((64, 2))
+    k = _kern.phi_roots(*args, 400, out)
+    return [(1.0, 1.0)] + [(float(out[i, 0]), float(out[i, 1])) for i in range(k)], args
 
 
 def _equilibria_inf(info, alpha, include_saddles=False):
