@@ -22,6 +22,11 @@ def register(sub):
     e.add_argument("--activation", choices=_ACT, default="erf")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=_equilibria)
+    la = s.add_parser("large-alpha", help="large-alpha asymptotics of the specialized minimum")
+    la.add_argument("--K", type=float_or_inf, required=True, help="hidden units (real > 1, or inf)")
+    la.add_argument("--activation", choices=_ACT, default="erf")
+    la.add_argument("--json", action="store_true")
+    la.set_defaults(func=_large_alpha)
     f = s.add_parser("free-energy", help="site-symmetric beta f, eps_g and s at (alpha, K, R, S, C)")
     for name in ("alpha", "R", "S", "C"):
         f.add_argument(f"--{name}", type=float, required=True)
@@ -77,6 +82,19 @@ def _equilibria(args):
     text = "\n".join(f"{r['branch']:>17}: R={r['R']:.10g} S={r['S']:.10g} C={r['C']:.10g} beta_f={r['free_energy']:.12g} "
                      f"eps_g={r['generalization_error']:.10g} full-space stable={r['full_space_stable']}" for r in rows)
     return emit(args, {"alpha": args.alpha, "K": args.K, "activation": args.activation, "minima": rows}, text)
+
+
+def _large_alpha(args):
+    from .. import scm
+    r = scm.large_alpha(args.K, args.activation)
+    keys = ("free_energy_constant", "correction", "correction_power", "one_minus_R", "S", "C", "a1", "a2",
+            "generalization_error")
+    data = {"K": args.K, "activation": args.activation, **{k: getattr(r, k) for k in keys}}
+    text = (f"beta f = {'(1/2)' if args.K == float('inf') else f'({args.K:g}/2)'} ln alpha + {r.free_energy_constant!r}"
+            f" + {r.correction!r} alpha^-{r.correction_power:g} + ...\n"
+            f"1 - R = {r.one_minus_R!r} / alpha, S = {r.S!r} / alpha, C = {r.C!r} / alpha, "
+            f"eps_g = {r.generalization_error!r} / alpha")
+    return emit(args, data, text)
 
 
 def _free_energy(args):
