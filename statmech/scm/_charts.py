@@ -279,11 +279,74 @@ def chart_metric(chart, K, y, R, S, C):
 
 
 @numba.njit(cache=True, error_model="numpy")
+def sym3_eigh(A):
+    """(eigenvalues ascending, eigenvectors as columns) of a symmetric 3x3 matrix by cyclic Jacobi
+    rotations to 1e-15 of its norm (at most 30 sweeps): a few lines instead of the LAPACK binding, whose
+    compilation would dominate the first run of this module."""
+    a = np.empty((3, 3))
+    V = np.zeros((3, 3))
+    for i in range(3):
+        V[i, i] = 1.0
+        for j in range(3):
+            a[i, j] = A[i, j]
+    nrm = 0.0
+    for i in range(3):
+        for j in range(3):
+            nrm += a[i, j] * a[i, j]
+    nrm = math.sqrt(nrm)
+    for sweep in range(30):
+        off = abs(a[0, 1]) + abs(a[0, 2]) + abs(a[1, 2])
+        if not off > 1e-15 * nrm:
+            break
+        for p in range(2):
+            for q in range(p + 1, 3):
+                if a[p, q] == 0.0:
+                    continue
+                theta = (a[q, q] - a[p, p]) / (2.0 * a[p, q])
+                t = (1.0 if theta >= 0.0 else -1.0) / (abs(theta) + math.sqrt(theta * theta + 1.0))
+                c = 1.0 / math.sqrt(t * t + 1.0)
+                s = t * c
+                for k in range(3):       # columns p, q
+                    akp = a[k, p]
+                    akq = a[k, q]
+                    a[k, p] = c * akp - s * akq
+                    a[k, q] = s * akp + c * akq
+                for k in range(3):       # rows p, q
+                    apk = a[p, k]
+                    aqk = a[q, k]
+                    a[p, k] = c * apk - s * aqk
+                    a[q, k] = s * apk + c * aqk
+                for k in range(3):
+                    vkp = V[k, p]
+                    vkq = V[k, q]
+                    V[k, p] = c * vkp - s * vkq
+                    V[k, q] = s * vkp + c * vkq
+    # sort the three eigenpairs (by hand: no argsort)
+    o0, o1, o2 = 0, 1, 2
+    if a[o1, o1] < a[o0, o0]:
+        o0, o1 = o1, o0
+    if a[o2, o2] < a[o1, o1]:
+        o1, o2 = o2, o1
+    if a[o1, o1] < a[o0, o0]:
+        o0, o1 = o1, o0
+    ws = np.empty(3)
+    Vs = np.empty((3, 3))
+    for j in range(3):
+        o = o0 if j == 0 else (o1 if j == 1 else o2)
+        ws[j] = a[o, o]
+        for i in range(3):
+            Vs[i, j] = V[i, o]
+    return ws, Vs
+
+
+@numba.njit(cache=True, error_model="numpy")
 def pencil_eigenvalues(H, G):
     """Eigenvalues (ascending) of H x = lambda G x for symmetric H and positive definite G: both
     scaled by diag(G)^(-1/2), Cholesky G = L L^T (3x3), eigenvalues of L^-1 H L^-T (one triangle,
     mirrored).  NaN if G is not numerically positive definite."""
-    out = np.full(3, np.nan)
+    out = np.empty(3)
+    for i in range(3):
+        out[i] = np.nan
     d = np.empty(3)
     for i in range(3):
         if not G[i, i] > 0.0:
@@ -325,9 +388,10 @@ def pencil_eigenvalues(H, G):
     for i in range(3):
         for j in range(i + 1, 3):
             A[j, i] = A[i, j]
-    if not np.all(np.isfinite(A)):
-        return out
-    return np.linalg.eigvalsh(A)
+        for j in range(3):
+            if not math.isfinite(A[i, j]):
+                return out
+    return sym3_eigh(A)[0]
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -403,7 +467,10 @@ def chart_solve(chart, code, cc, m0, m1, d1, alpha, K, y0, minimize, maxit, row)
     point (:func:`switch_chart`).  Fills row (:data:`ROW` columns) = [y (3), R, S, C, beta f, eps_g, s,
     lambda (3: pencil eigenvalues, see the module docstring), converged, iterations, scaled Newton step,
     chart, rounding bound of beta f, ln a1, ln a2, 1 - R]."""
-    y = y0.copy()
+    y = np.empty(3)
+    yn = np.empty(3)
+    for i in range(3):
+        y[i] = y0[i]
     g = np.empty(3)
     H = np.empty((3, 3))
     pt = np.empty(6)
@@ -444,7 +511,7 @@ def chart_solve(chart, code, cc, m0, m1, d1, alpha, K, y0, minimize, maxit, row)
         for i in range(3):
             for j in range(3):
                 Hs[i, j] = H[i, j] * D[i] * D[j]
-        w, V = np.linalg.eigh(Hs)
+        w, V = sym3_eigh(Hs)
         wmax = max(abs(w[0]), abs(w[2]))
         posdef = w[0] > 0.0
         if not wmax > 0.0:
@@ -478,10 +545,12 @@ def chart_solve(chart, code, cc, m0, m1, d1, alpha, K, y0, minimize, maxit, row)
             # the Newton step is at rounding level, or stopped shrinking (quadratic convergence ended at
             # the noise floor of the gradient, ~ eps sqrt(alpha K) and more where beta f is a small
             # difference of terms ~ alpha K): take it and stop
-            yn = y + p
+            for i in range(3):
+                yn[i] = y[i] + p[i]
             okn, fn = chart_eval(chart, code, cc, m0, m1, d1, alpha, K, yn, gn, Hn, ptn)
             if okn:
-                y = yn
+                for i in range(3):
+                    y[i] = yn[i]
                 f = fn
                 copy_state(gn, Hn, ptn, g, H, pt)
             conv = True
@@ -491,16 +560,21 @@ def chart_solve(chart, code, cc, m0, m1, d1, alpha, K, y0, minimize, maxit, row)
             # direction vanishes by symmetry): leave it along the eigenvector of negative curvature
             for i in range(3):
                 p[i] = 0.1 * V[i, 0] * D[i]
-            okp, fp = chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y + p, gn, Hn, ptn)
-            okm, fm = chart_eval(chart, code, cc, m0, m1, d1, alpha, K, y - p, gn, Hn, ptn)
+                yn[i] = y[i] + p[i]
+            okp, fp = chart_eval(chart, code, cc, m0, m1, d1, alpha, K, yn, gn, Hn, ptn)
+            for i in range(3):
+                yn[i] = y[i] - p[i]
+            okm, fm = chart_eval(chart, code, cc, m0, m1, d1, alpha, K, yn, gn, Hn, ptn)
             if not (okp or okm):
                 break
             if not okp or (okm and fm < fp):
                 for i in range(3):
                     p[i] = -p[i]
-            yn = y + p
+            for i in range(3):
+                yn[i] = y[i] + p[i]
             okn, fn = chart_eval(chart, code, cc, m0, m1, d1, alpha, K, yn, gn, Hn, ptn)
-            y = yn
+            for i in range(3):
+                y[i] = yn[i]
             f = fn
             copy_state(gn, Hn, ptn, g, H, pt)
             continue
@@ -512,7 +586,8 @@ def chart_solve(chart, code, cc, m0, m1, d1, alpha, K, y0, minimize, maxit, row)
         lam = 1.0
         accepted = False
         for bt in range(50):
-            yn = y + lam * p
+            for i in range(3):
+                yn[i] = y[i] + lam * p[i]
             okn, fn = chart_eval(chart, code, cc, m0, m1, d1, alpha, K, yn, gn, Hn, ptn)
             if okn:
                 gsn_norm = 0.0
@@ -533,7 +608,8 @@ def chart_solve(chart, code, cc, m0, m1, d1, alpha, K, y0, minimize, maxit, row)
             # no progress: converged if the step is within the rounding floor of the gradient
             conv = step <= 1e-6 and (posdef or not minimize)
             break
-        y = yn
+        for i in range(3):
+            y[i] = yn[i]
         f = fn
         copy_state(gn, Hn, ptn, g, H, pt)
     row[0] = y[0]
@@ -636,8 +712,11 @@ def chart_trace(chart, code, cc, m0, m1, d1, K, alphas, y0, out):
     tiny = 1e-7
     for j in range(row.shape[0]):
         out[0, j] = row[j]
-    cur = row.copy()
-    prev = row.copy()
+    cur = np.empty(row.shape[0])
+    prev = np.empty(row.shape[0])
+    for j in range(row.shape[0]):
+        cur[j] = row[j]
+        prev[j] = row[j]
     a_cur = alphas[0]
     a_prev = alphas[0]
     have_prev = False
@@ -670,7 +749,9 @@ def chart_trace(chart, code, cc, m0, m1, d1, K, alphas, y0, out):
                 d = row[3] - row[4]
                 ok = sgn * d > tiny * (1.0 + abs(row[3])) and not _key_jump(cur, row, dlog)
             if not ok and have_prev:
-                chart_solve(ch, code, cc, m0, m1, d1, a_try, K, cur[:3].copy(), False, 40, row)
+                for k in range(3):
+                    yp[k] = cur[k]
+                chart_solve(ch, code, cc, m0, m1, d1, a_try, K, yp, False, 40, row)
                 ok = row[12] == 1.0
                 if ok:
                     d = row[3] - row[4]
