@@ -5,7 +5,8 @@ alpha_c the global minimum lies on) against an independent global search of its 
 The search knows nothing of the library's solvers: random restarts (fixed seeds) over the whole domain,
 through a smooth one-to-one map of R^3 onto it -- C = C_min + (1 - C_min) sigmoid(x0), R - S =
 sqrt(1 - C) tanh(x1), R + (K-1) S = sqrt(1 + (K-1) C) tanh(x2) (K = inf: R = tanh(x0), sigma = -R +
-e^(x2/2) sin(x1), gamma = e^x2 - 1, onto the closed domain) -- each minimised by Nelder-Mead (600 evaluations) and then BFGS on
+e^(x2/2) sin(x1), gamma = e^x2 - 1, onto the closed domain) -- each minimised by Nelder-Mead (600
+evaluations) and then BFGS on
 ``scm.free_energy`` and its public gradient.  The library's lowest free energy must be at or below the
 search's, within the library's own rounding bound (``error``), the rounding bound of ``scm.free_energy`` at
 the search's point (:func:`rounding_bound`) and 1e-13 relative.

@@ -43,7 +43,8 @@ def test_large_alpha_law_matches_the_numerical_branch(act, K):
         # the next order is O(alpha^-1/2) relative to the correction (O(1/alpha) for smooth g), so the
         # correction coefficient converges like that; beta f itself carries 1e-13 relative rounding
         rel = abs(c / la.correction - 1)
-        assert rel < (40 / math.sqrt(a) if act == "relu" else 200 / a) + 2e-13 * abs(p.free_energy) * a ** la.correction_power / abs(la.correction)
+        rounding = 2e-13 * abs(p.free_energy) * a ** la.correction_power / abs(la.correction)
+        assert rel < (40 / math.sqrt(a) if act == "relu" else 200 / a) + rounding
         if prev is not None and act == "erf":
             assert rel < prev + 1e-6
         prev = rel

@@ -36,8 +36,8 @@ ROW = 20
 
 if typing.TYPE_CHECKING:  # generated kernels and statmech.scm._solver: globals of the compiled module
     from statmech.scm._equations import fea, fet  # noqa: F401
-    from statmech.scm._solver import (eigen_gaps, fes_at, fgh, in_domain, moments, moments_bottom,  # noqa: F401
-                                      moments_top, q_top, q_top_e, scaled_point, solve_small, taylor_moments)
+    from statmech.scm._solver import (eigen_gaps, fes_at, fgh, moments, moments_bottom, moments_top,  # noqa: F401
+                                      q_top_e, scaled_point, solve_small, taylor_moments)
 
 
 @numba.njit(cache=True, error_model="numpy")

@@ -118,7 +118,8 @@ def _site_free_energy(sp, alpha, K, R, S, C):
     la1, la2 = sp.symbols("la1 la2", real=True)
     s_val = la1 / 2 + (K - 1) / 2 * la2
     f = alpha * K * eps - s_val
-    exprs = [f] + [alpha * K * g - h for g, h in zip(ge, gs)] + [alpha * K * g - h for g, h in zip(he, hs)] + [eps, s_val]
+    exprs = ([f] + [alpha * K * g - h for g, h in zip(ge, gs)] + [alpha * K * g - h for g, h in zip(he, hs)]
+             + [eps, s_val])
     args = (alpha, K, R, S, C, d1, a1, a2, la1, la2) + names["R"] + names["S"] + names["C"]
     return args, tuple(sub(e) for e in exprs)
 
@@ -130,7 +131,8 @@ def _top_free_energy(sp, alpha, K):
 
     From a1, a2 and S: 1 - R^2 = D = (K-1) S^2 + ((K-1) a2 + a1) / K, R = sg sqrt(1 - D),
     1 - R = D / (1 + |R|) (sg = 1) or 1 + |R| (sg = -1), and C - 2S = (K-2) S^2 + (a1 - a2) / K - 2 (1 - R) S,
-    so that nothing cancels as R -> 1, S, C -> 0 (large alpha; docs/scm.md, "Large alpha").  beta f = alpha K eps_g - s with
+    so that nothing cancels as R -> 1, S, C -> 0 (large alpha; docs/scm.md, "Large alpha").
+    beta f = alpha K eps_g - s with
     eps_g = Q1(R) + (K-1)/2 [m'(0) (C - 2S) + q(C) - 2 q(S)], s = t1/2 + (K-1)/2 t2.
     Returns beta f, its gradient and Hessian (upper triangle) in y, eps_g and s."""
     t1, t2, S, d1, sg = sp.symbols("t1 t2 S d1 sg", real=True)

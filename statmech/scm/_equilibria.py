@@ -79,7 +79,7 @@ def equilibria(alpha, K, activation="erf", *, include_saddles=False, full_space=
     (beta f is bounded below and diverges on the boundary of the domain, so a global minimum always
     exists); if none is found ConvergenceError is raised, naming alpha and K.  The global minimum is
     checked against an independent random-restart search of :func:`free_energy` over alpha up to 1e8, K
-    up to 1e7 and inf, every activation (tests/test_scm_completeness.py); every other local minimum is
+    up to 1e7 and inf, every activation (the completeness tests, docs/scm.md); every other local minimum is
     found up to alpha ~ 1e20 (beyond, only the specialized one is guaranteed: the others' beta f ~ alpha K
     eps_g leaves double precision).
 

@@ -242,7 +242,8 @@ def _full_blocks(info, alpha, K, R, S, C, a1=None, a2=None, one_minus_R=None):
     ``one_minus_R``.  For K <= 20 the
     block matrices are formed in double precision when a1, a2 >= 1e-4 (1.4e-15 of the largest eigenvalue against the
     dense Hessian, test); beyond (large K or alpha), their entries are sums of terms up to ~K^2 / (a1 a2)
-    that cancel, so they are formed in mpmath with 25 + 2 log10 K + log10(1 / (a1 a2)) digits and the small generalized eigen-problems
+    that cancel, so they are formed in mpmath with 25 + 2 log10 K + log10(1 / (a1 a2)) digits and the small
+    generalized eigen-problems
     solved in the same precision (their eigenvalues span up to ~1 / (a1 a2)^2; a few hundredths of a second)."""
     import mpmath as mp
     k = int(K)

@@ -15,7 +15,8 @@ pair moment at rho = 1 through M_k = d^k m(sin theta) / d theta^k at theta = pi/
 * M_3 != 0 (a kink in g, e.g. ReLU: M_3 = -1/pi): m(1) - m(1 - e) has an e^(3/2) term and
   beta f = ... + K M_3 E0^(3/2) / (6 sqrt(alpha)) + O(1/alpha);
 * M_3 = 0 (smooth g: erf, ESP): beta f = ... + F1* / alpha + O(alpha^-2) with
-  F1* = K E0^2 (m'(1) - m''(1)) / 8 + K (K-1) m''(0) c^2 / 4 - K (K-1) [m'(0) E0 / 2 - m''(0) c]^2 / (2 [m'(1) + (K-2) m'(0) + m''(0)]),
+  F1* = K E0^2 (m'(1) - m''(1)) / 8 + K (K-1) m''(0) c^2 / 4
+        - K (K-1) [m'(0) E0 / 2 - m''(0) c]^2 / (2 [m'(1) + (K-2) m'(0) + m''(0)]),
   m''(1) = (M_4 + M_2) / 3.
 
 K = inf (per hidden unit, phi(R) of the package docstring): beta f / K -> (1 + ln alpha + ln B) / 2, correction

@@ -17,7 +17,7 @@ from statmech._linalg_nb import lu_solve
 from statmech._nb import rt_bool
 
 if typing.TYPE_CHECKING:  # generated kernels (statmech.scm._equations), globals of the compiled module
-    from statmech.scm._equations import fe, fes, fet, finf, finf_red, pm_erf, pm_linear, pm_relu  # noqa: F401
+    from statmech.scm._equations import fe, fes, finf, finf_red, pm_erf, pm_linear, pm_relu  # noqa: F401
 
 @numba.njit(cache=True)
 def solve_small(A, b):
@@ -259,7 +259,8 @@ def moments_bottom(code, e, cc):
         return 0.5 - q_top_e(1, cc, 0.5, e, 0.0) - 0.5 * (1.0 - e), p / (2.0 * math.pi), 1.0 / (2.0 * math.pi * sp_)
     m, d1, d2 = cheb_end_moments(cc, e, -1.0)
     phi = 2.0 * math.asin(math.sqrt(p / math.pi))
-    m = _cheb(cc[0], -1.0) - _cheb_top_drop(cc[0], phi, cc[3, 8], -1.0) - cc[3, 10] * _END_ZONE * _fade(p / _END_ZONE)[0]
+    m = (_cheb(cc[0], -1.0) - _cheb_top_drop(cc[0], phi, cc[3, 8], -1.0)
+         - cc[3, 10] * _END_ZONE * _fade(p / _END_ZONE)[0])
     return m, d1, d2
 
 
