@@ -11,6 +11,7 @@ from ..continuation import continue_point, curve_intersections
 from ..errors import ConvergenceError
 from ..sweep import grid, sweep
 from ._activation import activation_info
+from ._common import at_point
 from ._engine import scm_problem, scm_transitions
 from ._landau import _landau
 from ._transitions import transitions
@@ -47,6 +48,11 @@ def scm_lines(activation="erf", K_min=2.0, K_max=50.0, K0=None, ds=0.02):
     """
     K0 = (5.0 if activation == "erf" else 3.0) if K0 is None else float(K0)
     K0 = min(max(K0, K_min), K_max)
+    with at_point("scm_lines", activation=getattr(activation, "name", activation), K_min=K_min, K_max=K_max):
+        return _scm_lines(activation, K_min, K_max, K0, ds)
+
+
+def _scm_lines(activation, K_min, K_max, K0, ds):
     t0 = transitions(K0, activation, method="continuation")
     eng = t0.details.get("_engine")
     if eng is not None and eng["stability_change"] is not None:
