@@ -3,11 +3,11 @@
 alpha_c the global minimum lies on) against an independent global search of its own public free energy.
 
 The search knows nothing of the library's solvers: random restarts (fixed seeds) over the whole domain,
-through a smooth one-to-one map of R^3 onto it -- C = C_min + (1 - C_min) sigmoid(x0), R - S =
-sqrt(1 - C) tanh(x1), R + (K-1) S = sqrt(1 + (K-1) C) tanh(x2) (K = inf: R = tanh(x0), sigma = -R +
-e^(x2/2) sin(x1), gamma = e^x2 - 1, onto the closed domain) -- each minimised by Nelder-Mead (600
-evaluations) and then BFGS on
-``scm.free_energy`` and its public gradient.  The library's lowest free energy must be at or below the
+through smooth maps of R^3 onto it -- C = C_min + (1 - C_min) sigmoid(x0) and the two eigenvalues of the
+overlap matrix Q - R R^T as a2 = (1 - C) sigmoid(x1), a1 = (1 + (K-1) C) sigmoid(x2), with R - S and
+R + (K-1) S = +-sqrt of what they leave, one sign sector per restart in turn (K = inf: R = tanh(x0),
+sigma = -R + e^(x2/2) sin(x1), gamma = e^x2 - 1, onto the closed domain) -- each minimised by Nelder-Mead
+(600 evaluations) and then the truncated-Newton method TNC on ``scm.free_energy`` and its public gradient.  The library's lowest free energy must be at or below the
 search's, within the library's own rounding bound (``error``), the rounding bound of ``scm.free_energy`` at
 the search's point (:func:`rounding_bound`) and 1e-13 relative.
 
@@ -33,8 +33,15 @@ def _tanh_act(x):
     return np.tanh(np.asarray(x, dtype=float))
 
 
-def _to_overlaps(x, K):
-    """x in R^3 -> (R, S, C) inside the domain, and d(R, S, C) / dx."""
+def _sigmoid(x):
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def _to_overlaps(x, K, signs=(1.0, 1.0)):
+    """x in R^3 -> (R, S, C) inside the domain, and d(R, S, C) / dx.  Finite K: C = C_min + (1 - C_min)
+    sigmoid(x0), the two eigenvalues of Q - R R^T as a2 = (1 - C) sigmoid(x1), a1 = (1 + (K-1) C) sigmoid(x2)
+    (logarithmic where they are small), R - S = +-sqrt(1 - C - a2), R + (K-1) S = +-sqrt(1 + (K-1) C - a1),
+    the signs fixed per restart."""
     if math.isinf(K):   # sin reaches the boundary (R + sigma)^2 = 1 + gamma, where phi's minima lie
         R, sn, cs, e2 = math.tanh(x[0]), math.sin(x[1]), math.cos(x[1]), math.exp(x[2])
         r2 = math.sqrt(e2)
@@ -42,21 +49,22 @@ def _to_overlaps(x, K):
         return (R, -R + r2 * sn, e2 - 1.0), J
     n = K - 1.0
     cmin = -1.0 / n
-    sg = 1.0 / (1.0 + math.exp(-x[0]))
+    sg = _sigmoid(x[0])
     C = cmin + (1.0 - cmin) * sg
     dC = (1.0 - cmin) * sg * (1.0 - sg)
-    t1, t2 = math.tanh(x[1]), math.tanh(x[2])
-    a, b = math.sqrt(1.0 - C), math.sqrt(1.0 + n * C)
-    d, u = a * t1, b * t2
-    dd = np.array([-t1 / (2 * a) * dC, a * (1 - t1 * t1), 0.0])
-    du = np.array([n * t2 / (2 * b) * dC, 0.0, b * (1 - t2 * t2)])
+    s1, s2 = _sigmoid(x[1]), _sigmoid(x[2])
+    ad = math.sqrt((1.0 - C) * (1.0 - s1))          # |R - S|
+    au = math.sqrt((1.0 + n * C) * (1.0 - s2))      # |R + (K-1) S|
+    dd = signs[0] * np.array([-0.5 * ad * dC / (1.0 - C), -0.5 * ad * s1, 0.0])
+    du = signs[1] * np.array([0.5 * au * n * dC / (1.0 + n * C), 0.0, -0.5 * au * s2])
+    d, u = signs[0] * ad, signs[1] * au
     J = np.array([(du + n * dd) / K, (du - dd) / K, [dC, 0.0, 0.0]])
     return ((u + n * d) / K, (u - d) / K, C), J
 
 
-def _value_and_gradient(x, alpha, K, act):
+def _value_and_gradient(x, alpha, K, act, signs=(1.0, 1.0)):
     try:
-        (R, S, C), J = _to_overlaps(x, K)
+        (R, S, C), J = _to_overlaps(x, K, signs)
         fe = scm.free_energy(alpha, K, R, S, C, act, derivatives=True)
     except (ValueError, OverflowError, ZeroDivisionError):   # rounded onto the boundary of the domain
         return math.inf, np.zeros(3)
@@ -69,16 +77,25 @@ def global_search(alpha, K, act, restarts, seed=0):
     best = (math.inf, None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for _ in range(restarts):
+        for i in range(restarts):
+            # every other start spread over the scales of the domain: C near its lower end C_min = -1/(K-1)
+            # (x0 ~ -ln K, where (K-1) C = O(1)) and eigenvalues down to 1 / (alpha K)
             x0 = rng.normal(0.0, 3.0, 3)
-            r0 = minimize(lambda x: _value_and_gradient(x, alpha, K, act)[0], x0, method="Nelder-Mead",
+            if math.isfinite(K) and i % 2 == 1:
+                x0[0] -= rng.uniform(0.0, math.log(1.0 + K))
+                x0[1:] -= rng.uniform(0.0, math.log(2.0 + alpha * K), 2)
+            j = i // 2
+            signs = (1.0 if j % 2 == 0 else -1.0, 1.0 if j % 4 < 2 else -1.0)   # the four sign sectors in turn
+
+            def fg(x):
+                return _value_and_gradient(x, alpha, K, act, signs)
+            r0 = minimize(lambda x: fg(x)[0], x0, method="Nelder-Mead",
                           options=dict(maxfev=600, xatol=1e-6, fatol=0.0, adaptive=True))
-            sc = 1.0 + abs(r0.fun) if math.isfinite(r0.fun) else 1.0
-            r = minimize(lambda x: tuple(v / sc for v in _value_and_gradient(x, alpha, K, act)), r0.x, jac=True,
-                         method="BFGS", options=dict(gtol=1e-12, maxiter=2000))
-            f = float(min(r.fun * sc, r0.fun))
+            r = minimize(fg, r0.x, jac=True, method="TNC", options=dict(maxfun=3000, ftol=0.0, xtol=1e-14,
+                                                                       gtol=1e-14))
+            f, x = (float(r.fun), r.x) if r.fun <= r0.fun else (float(r0.fun), r0.x)
             if f < best[0]:
-                best = (f, _to_overlaps(r.x if r.fun * sc <= r0.fun else r0.x, K)[0])
+                best = (f, _to_overlaps(x, K, signs)[0])
     return best
 
 
