@@ -1,6 +1,6 @@
 """Soft committee machines: statmech vs the straightforward scipy implementation.
 
-Baseline = what a user would write from the seed's equations: beta f(R, S, C) in numpy
+Baseline = what a user would write from the paper's equations: beta f(R, S, C) in numpy
 (eps_g and s by hand), scipy.optimize.minimize (BFGS, numerical gradient) at every alpha for
 every branch, warm-started from the previous alpha, and the Hessian eigenvalues by finite
 differences (scipy.optimize.approx_fprime of the gradient) for the stability.

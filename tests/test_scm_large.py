@@ -18,7 +18,7 @@ from statmech.scm._full_space import _block_matrices, _full_blocks, _second_mome
 
 # ------------------------------------------------------------------------------ the large-alpha law
 def _mp_free_energy(alpha, K, R, S, C, act):
-    """beta f in 50-digit mpmath from (R, S, C) given as mpf (brute force of seed Eq. 20, eps_g corrected)."""
+    """beta f in 50-digit mpmath from (R, S, C) given as mpf (Oostwal et al. 2019, Eq. 20, eps_g corrected)."""
     if act == "erf":
         m = lambda r: 2 / mp.pi * mp.asin(r / 2)
     else:

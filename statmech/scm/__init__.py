@@ -1,6 +1,6 @@
 r"""Soft committee machines (SCM) learning from an SCM teacher at high temperature.
 
-Model (Oostwal, Straat & Biehl 2019, the seed ``003``; Biehl, Schloesser & Ahr 1998):
+Model (Oostwal, Straat & Biehl 2019, arXiv:1910.07476; Biehl, Schloesser & Ahr 1998):
 student output :math:`\sigma = K^{-1/2}\sum_{i=1}^K g(x_i)`, teacher
 :math:`\tau = M^{-1/2}\sum_{m=1}^M g(x^*_m)`, local fields :math:`x_i = w_i\cdot\xi/\sqrt N`,
 student norms :math:`Q_{ii}=1`, orthonormal teacher :math:`T = I`.  Training at high
@@ -8,20 +8,20 @@ temperature (:math:`\beta\to 0`, :math:`\alpha = \beta P/(KN)` fixed) gives
 
 .. math::  \beta f = \alpha K\,\epsilon_g - s,\qquad s = \tfrac12\ln\det\mathcal C
 
-(seed Eqs. 16-20).  With :math:`m(\rho) = E[g(u)g(v)]` for unit-variance u, v of
+(Oostwal et al. 2019, Eqs. 16-20).  With :math:`m(\rho) = E[g(u)g(v)]` for unit-variance u, v of
 correlation :math:`\rho` and site-symmetric overlaps :math:`R_{ii}=R`, :math:`R_{i\neq j}=S`,
 :math:`Q_{i\neq j}=C`:
 
 .. math::  \epsilon_g = m(1) - m(R) + \tfrac{K-1}{2}\,[m(C) + m(0) - 2m(S)]
 
-(derived from seed Eq. 25 with the correct :math:`1/\sqrt{KM}` cross term; for erf this
-is seed Eq. 11 *without* its spurious overall 1/K, for ReLU it is seed Eq. 12) and
+(derived from Oostwal et al. (2019) Eq. 25 with the correct :math:`1/\sqrt{KM}` cross term; for erf this
+is Oostwal et al. (2019) Eq. 11 *without* its spurious overall 1/K, for ReLU it is Oostwal et al. (2019) Eq. 12) and
 
 .. math::  s = \tfrac12\ln[1+(K-1)C-(R+(K-1)S)^2] + \tfrac{K-1}2\ln[1-C-(R-S)^2]
 
-(seed Eq. 19, checked against ``ln det``).  Pair moments: erf
+(Oostwal et al. 2019, Eq. 19, checked against ``ln det``).  Pair moments: erf
 :math:`m=\tfrac2\pi\arcsin(\rho/2)`, ReLU :math:`m=\rho/4+(\sqrt{1-\rho^2}+\rho\arcsin\rho)/(2\pi)`
-(seed Eq. 27), linear :math:`m=\rho`; any other activation g(x) through a Chebyshev
+(Oostwal et al. 2019, Eq. 27), linear :math:`m=\rho`; any other activation g(x) through a Chebyshev
 interpolant of :math:`m(\rho)` in :math:`\theta=\arcsin\rho` computed by 2-D piecewise tanh-sinh quadrature (or
 from ``g.pair_moment``/``g.mean`` when the object provides them).
 
@@ -71,7 +71,7 @@ continued in K for sequences), ``continuation_problem(K, activation)``,
 ``scm_grid(activation, Ks, out)`` (phase-diagram lines and sweeps),
 ``infinite_K_branch(R, activation)``, ``pair_moment(rho, activation)``,
 ``alpha_of_R_single_unit(R, activation)`` and ``single_unit(alpha, activation)``
-(K = 1, seed Eqs. 29-33).  Simulation: :func:`statmech.simulate.gibbs_scm`.
+(K = 1, Oostwal et al. (2019) Eqs. 29-33).  Simulation: :func:`statmech.simulate.gibbs_scm`.
 See ``docs/scm.md`` for the derivations, corrections and validation numbers.
 """
 from ._activation import ACTIVATIONS, Activation, activation_info, pair_moment

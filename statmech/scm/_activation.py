@@ -240,7 +240,7 @@ def pair_moment(rho, activation="erf"):
     """m(rho) = E[g(u) g(v)] for unit-variance Gaussians u, v with correlation rho (``|rho| <= 1``).
 
     erf: (2/pi) arcsin(rho/2); ReLU: rho/4 + (sqrt(1-rho^2) + rho arcsin rho)/(2 pi)
-    (seed Eq. 27); linear: rho; a callable: the Chebyshev interpolant (see activation_info).
+    (Oostwal et al. 2019, Eq. 27); linear: rho; a callable: the Chebyshev interpolant (see activation_info).
     Domain: rho in [-1, 1] (ValueError otherwise, TypeError for a string or None).
     """
     check_real("rho", rho)

@@ -25,7 +25,7 @@ def continuation_problem(K, activation="erf", alpha0=0.0, x0=(0.0, 0.0, 0.0), to
     (``names`` "R", "KS", "KC"); the collective scaling keeps the Hessian well conditioned at
     large K (S, C = O(1/K)).  ``coordinates="overlaps"``: y = (R, S, C) (``names`` "R", "S",
     "C"), convenient at small K.  ``x0`` is given in (R, S, C) either way.  Free energy,
-    gradient and Hessian are the generated kernels of seed Eq. 20 (eps_g corrected),
+    gradient and Hessian are the generated kernels of Oostwal et al. (2019) Eq. 20 (eps_g corrected),
     transformed linearly; beta f is affine in alpha (``affine_in_p``); ``params = {"K": K}``.
     ``tol`` defaults to 1e-12 (1 + alpha0 K), the rounding floor of the gradient (never below 1e-11).
     Domain: K any finite real > 1 (the engine resolves the branches in these coordinates up to K ~ 100-150,

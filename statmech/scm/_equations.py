@@ -11,9 +11,9 @@ def _kern():
     """SCM equations, written once.
 
     pm2_<act>(a, b, c): E[g(x) g(y)] for a centred Gaussian pair with variances a, b and
-    covariance c (erf: Saad & Solla 1995 / seed Eq. 26; ReLU: seed Eq. 27).
+    covariance c (erf: Saad & Solla 1995 / Oostwal et al. (2019) Eq. 26; ReLU: Oostwal et al. (2019) Eq. 27).
     pm_<act>(rho): (m, m', m'') at unit variances; pmv_<act>: m only.
-    fe: site-symmetric beta f = alpha K eps_g - s (seed Eqs. 19-20, eps_g corrected),
+    fe: site-symmetric beta f = alpha K eps_g - s (Oostwal et al. 2019, Eqs. 19-20, eps_g corrected),
     its gradient and Hessian in (R, S, C), eps_g and s; the pair moments enter as
     arguments so that any activation uses the same expression.
     finf: the K -> infinity free energy per hidden unit in (R, sigma = K S, gamma = K C);

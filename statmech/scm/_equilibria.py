@@ -71,7 +71,9 @@ def _mirror_K2(p):
 
 
 def equilibria(alpha, K, activation="erf", *, include_saddles=False, full_space=True):
-    r"""Every local minimum of the site-symmetric beta f (seed Eq. 20) at (alpha, K), the global one first.
+    r"""Every local minimum of the site-symmetric beta f at (alpha, K), the global one first.
+
+    The free energy is Oostwal et al. (2019) Eq. 20 with eps_g corrected (:func:`free_energy`).
 
     Domain: 0 <= alpha <= 1e100; K any real in [2, 1e15], or ``math.inf`` (for 1 < K < 2 the positive
     definite site-symmetric overlaps are not confined to ``|S|, |C| < 1`` and the minimum can sit on that

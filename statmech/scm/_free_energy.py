@@ -35,16 +35,16 @@ def generalization_error(R, Q, T, activation="erf"):
     r"""Generalization error of a K-unit student SCM learning an M-unit teacher SCM.
 
     ``R`` (K x M) student-teacher, ``Q`` (K x K) student-student and ``T`` (M x M)
-    teacher-teacher overlaps (any norms; K != M allowed).  Implements seed Eq. 25 with the
+    teacher-teacher overlaps (any norms; K != M allowed).  Implements Oostwal et al. (2019) Eq. 25 with the
     correct normalization of the outputs :math:`K^{-1/2}\sum g`, :math:`M^{-1/2}\sum g^*`:
 
     .. math:: \epsilon_g = \tfrac12\Big[\tfrac1K\sum_{ij}\langle g(x_i)g(x_j)\rangle
               - \tfrac{2}{\sqrt{KM}}\sum_{in}\langle g(x_i)g(x^*_n)\rangle
               + \tfrac1M\sum_{nm}\langle g(x^*_n)g(x^*_m)\rangle\Big]
 
-    (for K = M this is seed Eq. 25).  Pair moments in closed form for "erf"
+    (for K = M this is Oostwal et al. (2019) Eq. 25).  Pair moments in closed form for "erf"
     (g = erf(x/sqrt2); g = 1 + erf(x/sqrt2) gives the same for K = M, and adds
-    (sqrt K - sqrt M)^2/2 otherwise), "relu", "linear" (seed Eqs. 26-27), by 2-D
+    (sqrt K - sqrt M)^2/2 otherwise), "relu", "linear" (Oostwal et al. 2019, Eqs. 26-27), by 2-D
     piecewise tanh-sinh quadrature (breakpoints where the arguments of g vanish; ~1e-13 for
     smooth g and kinks at 0) for a callable g.
 
@@ -71,7 +71,7 @@ def generalization_error(R, Q, T, activation="erf"):
 def entropy(R, Q, T=None):
     r"""Entropy s = (1/2) ln det C of the (K+M) x (K+M) overlap matrix C = [[T, R^T], [R, Q]].
 
-    Seed Eqs. 18 and 24 (without the additive constant).  ``T`` defaults to the identity
+    Oostwal et al. (2019) Eqs. 18 and 24 (without the additive constant).  ``T`` defaults to the identity
     (orthonormal teacher).  Raises ValueError naming the argument when C is not
     positive definite (overlaps outside the domain).  Domain: R (K x M), Q (K x K), T (M x M) finite real,
     Q and T symmetric and positive definite, [[T, R^T], [R, Q]] positive definite.
@@ -145,9 +145,9 @@ def _fe_eval(info, alpha, K, R, S, C):
 def free_energy(alpha, K, R, S, C, activation="erf", derivatives=False):
     r"""Site-symmetric high-temperature free energy :math:`\beta f = \alpha K \epsilon_g - s`.
 
-    Seed Eq. 20 with s from seed Eq. 19 (exactly as written, no additive constant) and
-    :math:`\epsilon_g = m(1) - m(R) + \frac{K-1}{2}[m(C)+m(0)-2m(S)]` (seed Eq. 11 corrected:
-    no overall 1/K; seed Eq. 12 for ReLU).  K is any real > 1, or ``math.inf``: then the
+    Oostwal et al. (2019) Eq. 20 with s from Oostwal et al. (2019) Eq. 19 (exactly as written, no additive constant) and
+    :math:`\epsilon_g = m(1) - m(R) + \frac{K-1}{2}[m(C)+m(0)-2m(S)]` (Oostwal et al. 2019, Eq. 11 corrected:
+    no overall 1/K; Oostwal et al. (2019) Eq. 12 for ReLU).  K is any real > 1, or ``math.inf``: then the
     value is :math:`\lim \beta f/K = \alpha[m(1)-m(R)+\tfrac12 m'(0)(\gamma-2\sigma)]-\tfrac12\ln(1-R^2)`
     with S and C read as the scaled :math:`\sigma = KS`, :math:`\gamma = KC`
     (domain :math:`(R+\sigma)^2 \le 1+\gamma`).

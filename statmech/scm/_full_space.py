@@ -1,7 +1,8 @@
 r"""Stability beyond site symmetry: the Hessian in the K^2 + K(K-1)/2 individual overlaps.
 
 beta f = alpha sum_{i<j} m(Q_ij) - alpha sum_in m(R_in) - (1/2) ln det A + const, A = Q - R R^T
-(T = I, K = M; seed Eqs. 18, 20, 25).  At a site-symmetric point (R = delta I + S J, Q = (1 - C) I + C J,
+(T = I, K = M; Oostwal et al. (2019) Eqs. 18, 20, 25).  At a site-symmetric point (R = delta I + S J,
+Q = (1 - C) I + C J,
 J the all-ones matrix) A = a2 I + (a1 - a2) J / K, B = A^-1 = I / a2 + (1/a1 - 1/a2) J / K, and the Hessian
 commutes with the simultaneous permutations of student and teacher units.  Under S_K the R_in carry
 M x M = 2 [K] + 3 [K-1,1] + [K-2,2] + [K-2,1,1] (M the permutation module) and the Q_ij (unordered pairs)
@@ -51,7 +52,8 @@ def full_hessian(alpha, K, R, S, C, activation="erf"):
     """Gradient and Hessian of beta f in the full space of the K^2 + K(K-1)/2 individual overlaps
     {R_in, Q_ij (i<j)} at the site-symmetric point (R, S, C) (integer 2 <= K <= 40, K = M, T = I, Q_ii = 1).
 
-    beta f = alpha K eps_g({R_in, Q_ij}) - (1/2) ln det(Q - R R^T) (seed Eqs. 18, 20, 25); derivatives by
+    beta f = alpha K eps_g({R_in, Q_ij}) - (1/2) ln det(Q - R R^T) (Oostwal et al. 2019, Eqs. 18, 20, 25);
+    derivatives by
     matrix calculus (d ln det A = tr(A^-1 dA)), assembled from the matrices B = A^-1, B R and R^T B R.
     Returns (gradient, Hessian) as a vector and a symmetric matrix (one triangle computed, mirrored) in the
     coordinate order R_11, R_12, ..., R_KK, Q_12, ..., Q_(K-1)K.  O(K^4) memory: for stability at any K

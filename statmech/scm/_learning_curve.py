@@ -171,7 +171,9 @@ def _check_alphas(alphas):
 
 
 def learning_curve(K, activation="erf", alphas=None, *, method="newton"):
-    """All branches of stationary points of beta f (seed Eq. 20) over a sorted alpha grid, and the equilibrium.
+    """All branches of stationary points of beta f over a sorted alpha grid, and the equilibrium.
+
+    The free energy is Oostwal et al. (2019) Eq. 20 with eps_g corrected (:func:`free_energy`).
 
     Domain: K any real in [2, 1e15] (see :func:`equilibria` for 1 < K < 2), or ``math.inf`` (branches of
     phi(R), beta f per hidden unit);

@@ -15,7 +15,7 @@ from ._equations import _kern
 
 
 def alpha_of_R_single_unit(R, activation="erf"):
-    r"""K = 1 inverse learning curve alpha(R) from d(beta f)/dR = 0 (seed Eqs. 29-33).
+    r"""K = 1 inverse learning curve alpha(R) from d(beta f)/dR = 0 (Oostwal et al. 2019, Eqs. 29-33).
 
     beta f = alpha [m(1) - m(R)] - (1/2) ln(1 - R^2) gives alpha = R / ((1 - R^2) m'(R)):
     erf :math:`\alpha = \pi R\sqrt{4-R^2}/(2(1-R^2))` (Eq. 32), ReLU
@@ -37,7 +37,7 @@ def alpha_of_R_single_unit(R, activation="erf"):
 
 
 def single_unit(alpha, activation="erf"):
-    """K = 1 learning curve: R(alpha) and eps_g(alpha) = m(1) - m(R) (seed Eqs. 29-31): the root of
+    """K = 1 learning curve: R(alpha) and eps_g(alpha) = m(1) - m(R) (Oostwal et al. 2019, Eqs. 29-31): the root of
     beta f'(R) = R / (1 - R^2) - alpha m'(R) in e = 1 - R (Brent in ln e, beta f evaluated from the exact e
     without cancellation), so that it holds to alpha = 1e100 (``extra["one_minus_R"]`` keeps the digits
     R loses).  Vectorized over alpha.

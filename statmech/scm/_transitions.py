@@ -27,7 +27,7 @@ K_MAX_TRANSITIONS = 1e12
 def transitions(K, activation="erf", *, method="auto"):
     r"""Specialization transitions alpha_s, alpha_c, alpha_d and the order at fixed K.
 
-    From the site-symmetric free energy alone (seed Eq. 20, eps_g corrected): alpha_d is where
+    From the site-symmetric free energy alone (Oostwal et al. 2019, Eq. 20, eps_g corrected): alpha_d is where
     the unspecialized minimum R = S loses stability; the branch that leaves it there towards
     R > S has a fold at alpha_s < alpha_d (first order: alpha_c from equal free energies, order 1)
     or none (continuous: alpha_s = alpha_c = alpha_d, order 2).  K is any real > 1 or
