@@ -39,11 +39,15 @@ Files (one topic each; the public names are imported here)
 
     ``_equations.py``      the sympy equations (``@kernels``): pair moments, beta f with gradient and
                            Hessian, the K = inf forms
-    ``_solver.py``         numba Newton / trace / multistart, compiled with the generated kernels
+    ``_solver.py``         numba Newton / trace / multistart in (R, S, C), the inputs of beta f without
+                           cancellation, compiled with the generated kernels
+    ``_charts.py``         four well-conditioned charts of beta f, the numba minimiser and continuation on them
+    ``_minima.py``         the stationary points at one (alpha, K): starts, multistart, R = S, deduplication
+    ``_large_alpha.py``    the large-alpha law of the specialized minimum (:func:`large_alpha`)
     ``_activation.py``     activations: closed forms, or any g(x) by quadrature + Chebyshev in arcsin(rho)
     ``_free_energy.py``    eps_g and s for general overlaps; the site-symmetric beta f
-    ``_full_space.py``     Hessian in the K^2 + K(K-1)/2 individual overlaps, S_K symmetry blocks
-    ``_common.py``         traced R = S branch, multistart, the :class:`Transitions` result
+    ``_full_space.py``     Hessian in the K^2 + K(K-1)/2 individual overlaps, S_K symmetry blocks at any K
+    ``_common.py``         traced R = S branch, multistart, the :class:`Transitions` result, ``at_point``
     ``_equilibria.py``     all local minima at (alpha, K)
     ``_learning_curve.py`` every branch over an alpha grid
     ``_scaled.py``         beta f in scaled variables usable at any K: the R = S branch, its exact
@@ -54,7 +58,7 @@ Files (one topic each; the public names are imported here)
     ``_transitions.py``    ``transitions``: dispatch, and engine lines continued in K for a sequence of K
     ``_phase_diagram.py``  (K, alpha) lines by two-parameter continuation, sweeps over K
     ``_infinite_k.py``     K = inf: phi(R), its equilibria, transitions and branch; the large-K expansion
-    ``_single_unit.py``    K = 1 (seed Appendix C)
+    ``_single_unit.py``    K = 1 (Oostwal et al. 2019, Appendix C)
 
 Public API
 ----------
