@@ -41,7 +41,9 @@ Files (one topic each; the public names are imported here)
                            Hessian, the K = inf forms
     ``_solver.py``         numba Newton / trace / multistart in (R, S, C), the inputs of beta f without
                            cancellation, compiled with the generated kernels
-    ``_charts.py``         four well-conditioned charts of beta f, the numba minimiser and continuation on them
+    ``_ends.py``           the inputs of beta f without cancellation (rho -> +-1, eigenvalues of Q - R R^T)
+    ``_charts.py``         four well-conditioned charts of beta f, their metric and stability eigenvalues
+    ``_chart_solve.py``    the numba minimiser and continuation on the charts; K = inf roots of phi
     ``_minima.py``         the stationary points at one (alpha, K): starts, multistart, R = S, deduplication
     ``_large_alpha.py``    the large-alpha law of the specialized minimum (:func:`large_alpha`)
     ``_activation.py``     activations: closed forms, or any g(x) by quadrature + Chebyshev in arcsin(rho)

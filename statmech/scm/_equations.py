@@ -6,7 +6,8 @@ from __future__ import annotations
 from ..symbolic import Scalar, kernels
 
 
-@kernels(include=("statmech.scm._solver", "statmech.scm._charts"))
+@kernels(include=("statmech.scm._solver", "statmech.scm._ends", "statmech.scm._charts",
+                  "statmech.scm._chart_solve"))
 def _kern():
     """SCM equations, written once.
 
