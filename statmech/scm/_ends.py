@@ -238,16 +238,31 @@ def log_gaps(K, R, S, C, a1, a2):
 
 
 @numba.njit(cache=True)
+def r_moments(code, cc, m1, R):
+    """(m(1) - m(R), m'(R), m''(R)) at the float R without cancellation: within 0.1 of +-1 from the exact
+    1 -+ R (:func:`moments_top`, :func:`moments_bottom`, :func:`q_top_e`), :func:`moments` elsewhere."""
+    if R > 0.9:
+        e = 1.0 - R
+        mR, dR, d2R = moments_top(code, e, cc)
+        return q_top_e(code, cc, m1, e, mR), dR, d2R
+    if R < -0.9:
+        mR, dR, d2R = moments_bottom(code, 1.0 + R, cc)
+        return m1 - mR, dR, d2R
+    mR, dR, d2R = moments(code, R, cc)
+    return m1 - mR, dR, d2R
+
+
+@numba.njit(cache=True)
 def finf_at(code, cc, m0, m1, d1, alpha, R, sig, gam):
     """The ``finf`` kernel (K = inf, per hidden unit) at (R, sigma, gamma), inputs without cancellation."""
     m0, m1 = ref_moments(code, cc, m0, m1)
-    mR, dR, d2R = moments(code, R, cc)
-    return finf(alpha, R, sig, gam, d1, (1.0 - R) * (1.0 + R), q_top(code, cc, m1, R, mR), dR, d2R)
+    q1R, dR, d2R = r_moments(code, cc, m1, R)
+    return finf(alpha, R, sig, gam, d1, (1.0 - R) * (1.0 + R), q1R, dR, d2R)
 
 
 @numba.njit(cache=True)
 def finf_red_at(code, cc, m0, m1, d1, alpha, R):
     """The ``finf_red`` kernel (K = inf on sigma = 1 - R, gamma = 0): (phi, phi', phi'', eps, s)."""
     m0, m1 = ref_moments(code, cc, m0, m1)
-    mR, dR, d2R = moments(code, R, cc)
-    return finf_red(alpha, R, d1, (1.0 - R) * (1.0 + R), q_top(code, cc, m1, R, mR), dR, d2R)
+    q1R, dR, d2R = r_moments(code, cc, m1, R)
+    return finf_red(alpha, R, d1, (1.0 - R) * (1.0 + R), q1R, dR, d2R)

@@ -17,7 +17,7 @@ from statmech._linalg_nb import lu_solve
 from statmech._nb import rt_bool
 
 if typing.TYPE_CHECKING:  # generated kernels (statmech.scm._equations), globals of the compiled module
-    from statmech.scm._ends import eigen_gaps, log_gaps, q_top, ref_moments  # noqa: F401
+    from statmech.scm._ends import eigen_gaps, log_gaps, r_moments, ref_moments  # noqa: F401
     from statmech.scm._equations import fe, fes, pm_erf, pm_linear, pm_relu  # noqa: F401
 
 @numba.njit(cache=True)
@@ -83,11 +83,10 @@ def in_domain_scaled(K, c, y):
 @numba.njit(cache=True)
 def fgh(code, cc, m0, m1, alpha, K, R, S, C):
     """The ``fe`` kernel at (R, S, C): (beta f, gradient (3), Hessian upper triangle (6), eps_g, s)
-    with its inputs computed without cancellation (q_top, taylor_moments, eigen_gaps)."""
+    with its inputs computed without cancellation (r_moments, taylor_moments, eigen_gaps, log_gaps)."""
     m0, m1 = ref_moments(code, cc, m0, m1)
     d1 = moments(code, 0.0, cc)[1]
-    mR, dR, d2R = moments(code, R, cc)
-    q1R = q_top(code, cc, m1, R, mR)
+    q1R, dR, d2R = r_moments(code, cc, m1, R)
     qS = taylor_moments(code, S, cc, m0, d1)
     qC = taylor_moments(code, C, cc, m0, d1)
     a1, a2 = eigen_gaps(K, R, S, C)
