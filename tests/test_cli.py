@@ -97,5 +97,9 @@ def test_not_a_result_exits_1(capsys):
     assert emit(args, None) == 1
     out = capsys.readouterr()
     assert out.out == "" and "rows[1].alpha_s" in out.err
-    assert emit(args, {"alpha_c": float("inf"), "replicon": None}) == 0
+    assert emit(args, {"alpha_c": float("inf"), "replicon": None}) == 1     # infinity is not a result ...
+    capsys.readouterr()
+    # ... unless it is a documented value: JSON null with the reason
+    assert emit(args, {"alpha_d": float("inf"), "K": 1.0}, null_reasons={"alpha_d": "never unstable"}) == 0
+    assert json.loads(capsys.readouterr().out) == {"alpha_d": None, "K": 1.0, "null_reasons": {"alpha_d": "never unstable"}}
     assert emit(args, {"alpha_c": None}) == 1 and emit(args, {"rows": [{"order": None}]}) == 1

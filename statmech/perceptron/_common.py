@@ -38,8 +38,15 @@ def _alpha(alpha, hi=math.inf, name="alpha"):
     return check_range(name, alpha, 0.0, hi)
 
 
-def _kappa(kappa):
-    return check_range("kappa", kappa)
+#: lower end of kappa for the storage problems at finite alpha (and their AT lines and the Ising
+#: zero-entropy capacity): the storage-channel quadrature E_t f(u), u = (kappa - sqrt(q) t)/sqrt(1-q),
+#: is accurate to ~1e-12 relative over 0 < q < 1 down to kappa = -5 (mpmath, tests/test_perceptron_multistable.py)
+#: and loses digits below (2.5e-7 at kappa = -6).  alpha_c(-5) = 5.2e7.
+KAPPA_MIN = -5.0
+
+
+def _kappa(kappa, lo=KAPPA_MIN):
+    return check_range("kappa", kappa, lo)
 
 
 def _plain(*values):
@@ -61,7 +68,7 @@ def _storage_dispatch(alpha, kappa, one):
     """``(one(alpha, kappa), None)`` for scalar arguments (fast path first), else
     ``(None, (a, k))`` with the checked arrays of alpha and kappa (``_alpha``, ``_kappa``)."""
     ak = _plain(alpha, kappa)
-    if ak is not None and ak[0] >= 0.0:
+    if ak is not None and ak[0] >= 0.0 and ak[1] >= KAPPA_MIN:
         return one(*ak), None
     a = _alpha(alpha)
     k = _kappa(kappa)

@@ -30,6 +30,7 @@ Public names: :func:`gardner_capacity_point`, :func:`gardner_capacity_rsb`,
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -41,9 +42,13 @@ from ..saddle import SaddlePoint, stack
 from .spherical_storage_rs import gardner_capacity, spherical_storage
 
 __all__ = ["gardner_capacity_point", "gardner_capacity_rsb", "spherical_storage_rsb", "jamming_kstep",
-           "JammingProblem", "StorageProblem", "jamming_replicon"]
+           "JammingProblem", "LogJammingProblem", "StorageProblem", "jamming_replicon"]
 
 _ANSATZ = ("rs", "1rsb", "frsb")
+#: lower end of kappa for the RSB solvers (1RSB and full RSB, jamming and finite alpha): tested on a
+#: grid down to here (tests/test_perceptron_rsb.py); below, the 1RSB minimum has q_0 < 0.02 and
+#: its lattice no longer settles (kappa = -3.5).  alpha_J^RS(-3) = 4916, alpha_J^1RSB(-3) = 2526.
+KAPPA_MIN_RSB = -3.0
 FRSB_KS = (4, 8, 16)   # default grids of the full-RSB solves (error ~K^-2, extrapolated)
 KAPPA_JAMMING = 1.41574   # jamming exponent (Charbonneau et al. 2014); x(q) ~ ((1-q)/eps)^(-1/KAPPA_JAMMING)
 
@@ -63,13 +68,30 @@ class JammingProblem(parisi.Problem):
         self.channel = kstep.HingeFrozen(self.kappa)
         self.name = f"perceptron jamming (kappa={self.kappa:g})"
 
-    def evaluate(self, q, y, lattice, grad=True):
+    def _parts(self, q, y, lattice, grad):
         r = kstep.kstep_average(q, y, self.channel, lattice=lattice, grad=grad)
         S, gq, gy = kstep.spherical_entropic(q, y, jammed=True)
         E = r.value
-        if not E < 0.0:
-            raise ValueError("energetic term of the jammed functional must be negative")
+        if not (E < 0.0 and S > 0.0):
+            raise ConvergenceError(f"{self.name}: the jammed functional left its domain (S~ = {S:.3g} must be > 0, "
+                                   f"Phi~ = {E:.3g} < 0)", x=np.concatenate([q, y]))
+        return r, S, gq, gy, E
+
+    def evaluate(self, q, y, lattice, grad=True):
+        r, S, gq, gy, E = self._parts(q, y, lattice, grad)
         return -S / E, -(gq * E - S * r.dq) / E ** 2, -(gy * E - S * r.dm) / E ** 2
+
+
+class LogJammingProblem(JammingProblem):
+    """``log R`` of :class:`JammingProblem`, the functional the solvers minimize.
+
+    The logarithm makes it scale-free: ``alpha_J`` grows like ``e^{kappa^2/2}``, and with ``R``
+    itself the absolute gradient tolerance of the minimizer was unreachable below kappa ~ -2.5.
+    Same minimizer; its Hessian there is that of ``R`` divided by ``alpha_J``."""
+
+    def evaluate(self, q, y, lattice, grad=True):
+        r, S, gq, gy, E = self._parts(q, y, lattice, grad)
+        return math.log(S) - math.log(-E), gq / S - r.dq / E, gy / S - r.dm / E
 
 
 class StorageProblem(parisi.Problem):
@@ -116,8 +138,14 @@ def _guess_1rsb(kappa):
     return min(0.9, 0.8 + 0.15 * kappa), 12.4 * (-kappa) ** 0.6 if kappa < 0 else 1.0
 
 
+def _alpha_kstep(sol):
+    """A k-step solution of ``log R`` with ``value`` = alpha_J (and its lattice error in alpha)."""
+    a = math.exp(sol.value)
+    return replace(sol, value=a, lattice_error=a * sol.lattice_error)
+
+
 def _one_rsb_jamming(kappa, guess=None):
-    prob = JammingProblem(kappa)
+    prob = LogJammingProblem(kappa)
     q0, y = guess if guess is not None else _guess_1rsb(kappa)
     return prob, parisi.solve_kstep(prob, [q0, 1.0], [y])
 
@@ -126,21 +154,25 @@ def _jamming_one(kappa, ansatz, Ks, guess=None):
     if ansatz == "rs" or float(jamming_replicon(kappa)) >= 0.0:
         return _rs_point(kappa, ansatz)
     prob, s1 = _one_rsb_jamming(kappa, guess)
+    a1 = math.exp(s1.value)
     if ansatz == "1rsb":
         return SaddlePoint("perceptron.spherical_jamming", {"kappa": kappa},
                            {"q0": float(s1.q[0]), "q1": 1.0, "y": float(s1.m[0])},
-                           {"alpha_c": s1.value}, True, s1.residual, s1.iterations, s1.hessian_eigenvalues,
-                           None, False, {"lattice_error": s1.lattice_error, "alpha_rs": float(gardner_capacity(kappa))},
+                           {"alpha_c": a1}, True, s1.residual, s1.iterations, s1.hessian_eigenvalues,
+                           None, False, {"lattice_error": a1 * s1.lattice_error,
+                                         "alpha_rs": float(gardner_capacity(kappa))},
                            "1rsb")
     q0, y1 = float(s1.q[0]), float(s1.m[0])
     sol = parisi.solve_frsb(prob, q0, 1.0, lambda qm: 0.5 * y1 * np.sqrt((1 - q0) / (1 - qm)), Ks=tuple(Ks))
+    a_f = math.exp(sol.value)
     return SaddlePoint("perceptron.spherical_jamming", {"kappa": kappa},
                        {"q_min": float(sol.q[0]), "q_max": 1.0},
-                       {"alpha_c": sol.value}, True, sol.residual, sol.iterations, sol.hessian_eigenvalues,
+                       {"alpha_c": a_f}, True, sol.residual, sol.iterations, sol.hessian_eigenvalues,
                        None, False,
-                       {"q": sol.q, "y": sol.x, "error": sol.error, "order": sol.p, "Ks": sol.Ks,
-                        "alpha_K": sol.values, "lattice_error": sol.lattice_error,
-                        "lattice_points": sol.lattice_points, "alpha_1rsb": s1.value,
+                       {"q": sol.q, "y": sol.x, "error": a_f * sol.error, "order": sol.p, "Ks": sol.Ks,
+                        "alpha_K": tuple(math.exp(v) for v in sol.values),
+                        "lattice_error": a_f * sol.lattice_error,
+                        "lattice_points": sol.lattice_points, "alpha_1rsb": a1,
                         "alpha_rs": float(gardner_capacity(kappa))}, "frsb")
 
 
@@ -196,7 +228,7 @@ def gardner_capacity_point(kappa=0.0, ansatz="rs", *, Ks=FRSB_KS, executor=None)
     ansätze collapse to RS (``extra["collapsed_to_rs"]``).
     """
     check_choice("ansatz", ansatz, _ANSATZ)
-    k = check_range("kappa", kappa)
+    k = check_range("kappa", kappa, KAPPA_MIN_RSB if ansatz != "rs" else -math.inf)
     Ks = tuple(check_int("Ks", K, 1) for K in Ks)
     if k.ndim == 0:
         return _jamming_one(float(k), ansatz, Ks)
@@ -217,10 +249,11 @@ def gardner_capacity_rsb(kappa=0.0, ansatz="rs", *, Ks=FRSB_KS, executor=None):
 def jamming_kstep(kappa, k):
     """k-step RSB jamming point with free breakpoints (``k`` >= 1), for the k -> inf study.
 
-    Returns the :class:`statmech.rsb.KStepSolution` of ``R`` (``value`` = alpha_J^{kRSB}).
+    Returns the :class:`statmech.rsb.KStepSolution` of ``log R`` with ``value`` converted to
+    alpha_J^{kRSB} (and ``lattice_error`` to alpha).  Domain: ``KAPPA_MIN_RSB <= kappa < 0``.
     """
     k = check_int("k", k, 1)
-    kappa = float(check_range("kappa", kappa))
+    kappa = float(check_range("kappa", kappa, KAPPA_MIN_RSB))
     if float(jamming_replicon(kappa)) >= 0.0:
         raise ValueError(f"kappa must be < 0 (RS is stable at jamming for kappa={kappa:g})")
     prob, prev = _one_rsb_jamming(kappa)
@@ -228,14 +261,32 @@ def jamming_kstep(kappa, k):
         q = np.concatenate([prev.q[:-1], [0.5 * (prev.q[-2] + 1.0)], [1.0]])
         y = np.concatenate([prev.m, [3.0 * prev.m[-1]]])
         prev = parisi.solve_kstep(prob, q, y)
-    return prev
+    return _alpha_kstep(prev)
 
 
 # =========================================================================== storage
+def _check_below_jamming(alpha, kappa, ansatz, Ks):
+    """ValueError unless alpha lies below the SAT/UNSAT point of ``ansatz`` (fast: the 1RSB point
+    costs ~10 ms and bounds the full-RSB one from above; the full-RSB point is solved only when
+    alpha lies between the two)."""
+    a1 = float(_jamming_one(kappa, "1rsb", Ks).thermo["alpha_c"])
+    if alpha >= a1:
+        raise ValueError(f"alpha must be < alpha_J^1RSB(kappa={kappa:g}) = {a1:.10g} for ansatz={ansatz!r} "
+                         f"(no solutions above it), got {alpha!r}")
+    if ansatz == "frsb":
+        p = _jamming_one(kappa, "frsb", Ks)
+        af = float(p.thermo["alpha_c"])
+        if alpha >= af - p.extra["error"]:
+            raise ValueError(f"alpha must be < alpha_J^FRSB(kappa={kappa:g}) = {af:.8g} +- {p.extra['error']:.1g} "
+                             f"for ansatz='frsb', got {alpha!r}")
+
+
 def _storage_one(alpha, kappa, ansatz, Ks, guess=None):
     rs = spherical_storage(alpha, kappa)
     if ansatz == "rs":
         return rs
+    if not rs.rs_stable:
+        _check_below_jamming(alpha, kappa, ansatz, Ks)
     params = {"alpha": alpha, "kappa": kappa}
     if rs.rs_stable:
         op = {"q0": rs.q, "q1": rs.q, "m": 0.0} if ansatz == "1rsb" else {"q_min": rs.q, "q_max": rs.q}
@@ -284,11 +335,13 @@ def spherical_storage_rsb(alpha, kappa=0.0, ansatz="1rsb", *, Ks=FRSB_KS):
     grids.  ``thermo["entropy"]`` is the log Gardner volume; ``complexity`` is the
     complexity of the states selected by the equilibrium m (zero at an interior m).
     Vectorized over alpha and kappa (broadcast).  Requires ``alpha < alpha_c^RS(kappa)``
-    (the RS capacity, above every RSB one for this check).
+    (the RS capacity) and, where RS is unstable, below the SAT/UNSAT point of the ansatz
+    asked for (checked first, in ~10 ms for 1RSB: a ValueError names alpha and that limit).
+    Domain of the RSB ansätze: ``kappa >= KAPPA_MIN_RSB`` (-3).
     """
     check_choice("ansatz", ansatz, _ANSATZ)
     a = check_range("alpha", alpha, 0.0)
-    k = check_range("kappa", kappa)
+    k = check_range("kappa", kappa, KAPPA_MIN_RSB if ansatz != "rs" else -math.inf)
     b = np.broadcast_arrays(a, k)
     if b[0].ndim == 0:
         return _storage_one(float(b[0]), float(b[1]), ansatz, Ks)
