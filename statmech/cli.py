@@ -90,6 +90,11 @@ def _not_numbers(v, path="", exempt=frozenset()):
     return []
 
 
+def _has_inf(v):
+    vals = v if isinstance(v, (list, tuple)) else [v]
+    return any(isinstance(x, float) and math.isinf(x) for x in vals)
+
+
 def _nullify(v, reasons, used, key=""):
     """``v`` with the non-finite values under a key named in ``reasons`` replaced by None."""
     if isinstance(v, dict):
@@ -111,6 +116,9 @@ def emit(args, data: dict, text: str | None = None, *, null_reasons: dict | None
     (``alpha_d = inf`` at K = inf, the parameter ``K = inf`` itself) to the reason: those go out
     as JSON ``null``, with ``"null_reasons": {field: reason}`` added to the record."""
     used = set()
+    # an input given as inf on the command line (--beta inf, --K inf) is echoed as null
+    null_reasons = {**{k: f"{k} = inf as given" for k, v in vars(args).items() if _has_inf(v)},
+                    **(null_reasons or {})}
     if null_reasons and isinstance(data, dict):
         data = _nullify(data, null_reasons, used)
     bad = _not_numbers(data, exempt=used)

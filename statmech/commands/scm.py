@@ -57,8 +57,7 @@ def _transitions(args):
                      "order": tr.order, "solver": tr.details.get("solver")})
     text = "\n".join(f"K={r['K']:g}  alpha_s={r['alpha_s']}  alpha_c={r['alpha_c']}  alpha_d={r['alpha_d']}  "
                      f"order={r['order']}  ({r['solver']})" for r in rows)
-    reasons = {"K": "K = inf (the wide-network limit)",
-               "alpha_d": "the unspecialized minimum never loses stability (alpha_d = inf)"}
+    reasons = {"alpha_d": "the unspecialized minimum never loses stability (alpha_d = inf)"}
     if len(rows) == 1:  # one K: a flat record {"K", "alpha_s", "alpha_c", "alpha_d", "order", ...}
         return emit(args, {"activation": args.activation, **rows[0]}, text, null_reasons=reasons)
     return emit(args, {"activation": args.activation, "transitions": rows}, text, null_reasons=reasons)

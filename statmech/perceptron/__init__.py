@@ -175,6 +175,7 @@ from .spherical_rsb import gardner_capacity_point, jamming_kstep, jamming_replic
 from .spherical_storage_rs import (spherical_storage_at_line, spherical_storage_free_entropy, spherical_storage_gradient,
                                    spherical_storage_hessian, spherical_storage_residual)
 from .spherical_storage_reference import spherical_storage_reference
+from . import _stability  # noqa: F401  (registers the stability eigenvalues of the results)
 from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_student,
                                            spherical_teacher_student_asymptotic,
                                            spherical_teacher_student_free_entropy,
