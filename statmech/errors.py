@@ -20,6 +20,7 @@ __all__ = [
     "check_odd_int",
     "check_int",
     "check_choice",
+    "check_real",
     "as_float_array",
 ]
 
@@ -72,6 +73,20 @@ def _not_a_number(value):
     if isinstance(value, np.ndarray):
         return value.dtype.kind in "USbcO" and (value.dtype.kind != "O" or any(_not_a_number(v) for v in value.flat))
     return False
+
+
+def check_real(name, value, *, function=None):
+    """Reject what is not a real number (or array of them) with a ``TypeError`` naming ``name``.
+
+    Python and numpy integers and floats, and arrays/sequences of them, pass through unchanged;
+    None, strings, bytes, booleans and complex numbers raise (the rule :func:`as_float_array`,
+    which every argument check uses, applies too).
+    """
+    if _not_a_number(value) or not isinstance(value, (numbers.Real, np.integer, np.floating, list, tuple,
+                                                          np.ndarray)):
+        where = f"{function}: " if function else ""
+        raise TypeError(f"{where}{name} must be a real number, got {type(value).__name__} {value!r}")
+    return value
 
 
 def as_float_array(name, value):

@@ -43,6 +43,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from .errors import check_real
+
 __all__ = ["Result", "Estimate", "PROTOCOL", "REPR_LIMIT", "check_ansatz", "check_real", "format_value", "jsonable",
            "short"]
 
@@ -68,14 +70,12 @@ def format_value(value, error=0.0):
         e = abs(float(error)) if error is not None else 0.0
     except (TypeError, ValueError):
         e = 0.0
-    if not math.isfinite(v) or not math.isfinite(e) or e == 0.0 or v == 0.0:
+    if not math.isfinite(v) or not math.isfinite(e) or e == 0.0:
         return repr(v) if not e or not math.isfinite(e) else f"{v!r} ± {e:.2g}"
-    # two significant digits of the error, the value to the same decimal place
-    place = math.floor(math.log10(e)) - 1
-    if place >= 0:
-        return f"{round(v, -place):.0f} ± {round(e, -place):.0f}"
-    dec = -place
-    return f"{v:.{dec}f} ± {e:.{dec}f}"
+    # the value to the significant digits the error supports (two digits of the error)
+    lead = math.floor(math.log10(abs(v))) if v != 0.0 else math.floor(math.log10(e))
+    n_sig = max(1, min(17, lead - math.floor(math.log10(e)) + 2))
+    return f"{v:.{n_sig}g} ± {e:.2g}"
 
 
 def short(v, depth=0):
@@ -281,18 +281,3 @@ def check_ansatz(ansatz, supported, *, k=None, function=None):
     if k is not None and ansatz.strip().lower() != "krsb" and k != steps:
         raise ValueError(f"{where}k={k} contradicts ansatz={ansatz!r}")
     return a, steps
-
-
-def check_real(name, value, *, function=None):
-    """Reject what is not a real number (or array of them) with a ``TypeError`` naming ``name``.
-
-    Python and numpy integers and floats, and arrays/sequences of them, pass through unchanged;
-    None, strings, bytes, booleans and complex numbers raise (the rule of
-    :func:`statmech.errors.as_float_array`, which every argument check uses).
-    """
-    from .errors import _not_a_number
-    if _not_a_number(value) or not isinstance(value, (numbers.Real, np.integer, np.floating, list, tuple,
-                                                          np.ndarray)):
-        where = f"{function}: " if function else ""
-        raise TypeError(f"{where}{name} must be a real number, got {type(value).__name__} {value!r}")
-    return value

@@ -370,6 +370,8 @@ def stack(results, shape, model=None):
         rs_stable=None if all(r.rs_stable is None for r in results) else arr([r.rs_stable for r in results]),
         extra={},
         ansatz=first.ansatz,
+        error=arr([r.error for r in results]),
+        headline=first.headline,
     )
 
 

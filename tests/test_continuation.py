@@ -380,7 +380,7 @@ def test_binary_teacher_student_transition_found_by_engine():
 
 def test_binary_capacity_line_in_kappa():
     from statmech import perceptron as P
-    from statmech.perceptron import binary_storage_problem
+    from statmech.perceptron.advanced import binary_storage_problem
     prob = binary_storage_problem(0.0)
     br = trace(prob, 0.05, 1.0, ds=0.01, max_steps=400)
     (ev,) = [s for s in br.points("event") if s.name == "entropy=0"]

@@ -23,8 +23,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from statmech import ConvergenceError, SaddlePoint
 from statmech import activations, committee, continuation, franz_parisi, perceptron, scm
 
-PACKAGES = {"perceptron": perceptron, "scm": scm, "committee": committee, "franz_parisi": franz_parisi,
-            "activations": activations, "continuation": continuation}
+PACKAGES = {"perceptron": perceptron, "perceptron.advanced": perceptron.advanced, "scm": scm,
+            "committee": committee, "franz_parisi": franz_parisi, "activations": activations,
+            "continuation": continuation}
 
 # ------------------------------------------------------------------------------- the domains
 KAPPA = st.sampled_from([-1.0, 0.5]) | st.floats(-5.0, 5.0)      # both signs in the first few draws
@@ -45,7 +46,7 @@ def args(*strategies, **kw):
 
 
 # ------------------------------------------------------------------------------- the check
-_SADDLE_OPTIONAL = {"hessian_eigenvalues", "replicon", "rs_stable"}
+_SADDLE_OPTIONAL = {"hessian_eigenvalues", "replicon", "rs_stable", "headline"}
 
 
 def _optional_fields(obj):
@@ -193,8 +194,8 @@ CASES = {
     "perceptron.gardner_capacity": (P.gardner_capacity, args(KAPPA), {"inf": ("result",)}),
     "perceptron.gardner_capacity_point": (P.gardner_capacity_point, args(KAPPA),
                                           {"post": _rs_stable_iff_kappa_nonnegative}),
-    "perceptron.jamming_kstep": (P.jamming_kstep, args(st.floats(-2.0, -0.2), st.just(1)), {"n": 0}),
-    "perceptron.jamming_replicon": (P.jamming_replicon, args(KAPPA), {}),
+    "perceptron.advanced.jamming_kstep": (P.advanced.jamming_kstep, args(st.floats(-2.0, -0.2), st.just(1)), {"n": 0}),
+    "perceptron.advanced.jamming_replicon": (P.advanced.jamming_replicon, args(KAPPA), {}),
     "perceptron.spherical_storage": (P.spherical_storage, args(ALPHA, KAPPA), {}),
     "perceptron.spherical_teacher_student": (P.spherical_teacher_student, args(ALPHA), {}),
     "perceptron.spherical_teacher_student_asymptotic": (P.spherical_teacher_student_asymptotic, args(ALPHA),
@@ -210,12 +211,15 @@ CASES = {
                                           {"inf": ("q_hat", "R_hat")}),
     "perceptron.spherical_storage_at_line": (P.spherical_storage_at_line, args(KAPPA), {}),
     "perceptron.binary_storage_at_line": (P.binary_storage_at_line, args(st.floats(-2.0, 2.0)), {"n": 1}),
+    "perceptron.spherical_storage_at_line_point": (P.spherical_storage_at_line_point, args(KAPPA), {"n": 2}),
+    "perceptron.binary_storage_at_line_point": (P.binary_storage_at_line_point, args(st.floats(-2.0, 2.0)),
+                                                {"n": 1}),
     "perceptron.binary_teacher_student_transition": (P.binary_teacher_student_transition, args(), {"n": 1}),
     **{f"perceptron.{m}_{w}": (getattr(P, f"{m}_{w}"), args(_free_entropy_x("sph" if m.startswith("spherical") else "bin"),
                                                            ALPHA, *([KAPPA] if m.endswith("storage") else [])), {})
        for m in ("spherical_storage", "spherical_teacher_student", "binary_storage", "binary_teacher_student")
        for w in ("free_entropy", "gradient", "hessian", "residual")},
-    "perceptron.binary_storage_problem": (P.binary_storage_problem, args(KAPPA), {"n": 1}),
+    "perceptron.advanced.binary_storage_problem": (P.advanced.binary_storage_problem, args(KAPPA), {"n": 1}),
     "perceptron.perceptron_lines": (P.perceptron_lines, args(st.just(-0.5), st.just(1.0), st.just(7)), {"n": 0}),
     # soft committee machine
     "scm.activation_info": (S.activation_info, args(SCM_ACT), {}),
@@ -276,11 +280,11 @@ CASES = {
                                                         st.floats(25.0, 45.0)), {"n": 0, "inf": ("result",)}),
     "committee.tcm_output_kernel": (C.tcm_output_kernel, args(st.floats(-1.0, 1.0), st.sampled_from(["relu", "erf"])),
                                     {"n": 2}),
-    "perceptron.binary_capacity_1rsb": (P.binary_capacity_1rsb, args(st.floats(0.0, 2.0)), {"n": 0}),
-    "perceptron.binary_rsb_free_entropy": (P.binary_rsb_free_entropy, args(st.just(0.2), st.just(0.6), st.just(0.5),
+    "perceptron.advanced.binary_capacity_1rsb": (P.advanced.binary_capacity_1rsb, args(st.floats(0.0, 2.0)), {"n": 0}),
+    "perceptron.advanced.binary_rsb_free_entropy": (P.advanced.binary_rsb_free_entropy, args(st.just(0.2), st.just(0.6), st.just(0.5),
                                                                            st.just(2.0), UNIT, st.floats(0.0, 1.0)),
                                            {"n": 0}),
-    "perceptron.binary_storage_1rsb": (P.binary_storage_1rsb, args(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), {"n": 0}),
+    "perceptron.advanced.binary_storage_1rsb": (P.advanced.binary_storage_1rsb, args(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), {"n": 0}),
     "perceptron.spherical_storage_reference": (P.spherical_storage_reference, args(ALPHA, KAPPA), {"n": 0}),
     # Franz-Parisi
     "franz_parisi.binary_perceptron": (F.binary_perceptron, args(st.floats(0.0, 1.0), st.floats(0.0, 0.5), st.floats(0.0, 1.0)),
@@ -328,6 +332,7 @@ TYPICAL = {
 }
 
 EXEMPT = {
+    "perceptron.advanced": "the namespace of the method-specific entry points (each has its case)",
     "perceptron.SPHERICAL_TS_ASYMPTOTIC_CONSTANT": "a number (checked finite below)",
     "perceptron.BinaryTeacherStudentTransition": "result class",
     "scm.ACTIVATIONS": "tuple of names", "scm.Activation": "result class", "scm.FreeEnergy": "result class",

@@ -185,3 +185,28 @@ def test_frsb_jamming_at_the_domain_end(kappa):
     r1 = P.gardner_capacity_point(kappa, "1rsb")
     rf = P.gardner_capacity_point(kappa, "frsb")
     assert rf.alpha_c + rf.extra["error"] < r1.alpha_c
+
+
+# ---------------------------------------------------------------------------- teacher-student
+def _ts_psi(R, alpha):
+    """psi(R) = phi(R, R_hat*(R)) of the Ising teacher-student free entropy, R_hat from its own
+    stationarity (public gradient), by bracketed root: an independent route to every branch."""
+    from scipy import optimize
+    g = lambda rh: P.binary_teacher_student_gradient([R, rh], alpha)[1]  # noqa: E731
+    rh = optimize.brentq(g, 1e-12, 1e6, xtol=1e-14)
+    return P.binary_teacher_student_free_entropy([R, rh], alpha)
+
+
+@pytest.mark.parametrize("alpha,n", [(0.8, 60), (1.24, 60), (1.25, 60), (1.49, 60)]
+                         + [pytest.param(a, 400, marks=pytest.mark.slow) for a in (0.3, 1.2, 1.4, 2.0, 3.0)])
+def test_binary_teacher_student_equilibrium_is_the_global_maximum(alpha, n):
+    """Gibbs learning of an Ising teacher: the equilibrium is the largest free entropy among every
+    local maximum of psi(R) on a scan (60 points by default, 400 in the slow variant) and the
+    perfect state R = 1 (entropy 0)."""
+    Rs = np.linspace(1e-3, 1 - 1e-6, n)
+    psi = np.array([_ts_psi(R, alpha) for R in Rs])
+    i = np.flatnonzero((psi[1:-1] >= psi[:-2]) & (psi[1:-1] >= psi[2:])) + 1
+    best = max([0.0] + [float(psi[j]) for j in i])
+    r = P.binary_teacher_student(alpha)
+    assert r.entropy >= best - 1e-6
+    assert r.entropy <= best + 1e-6 or r.R == 1.0

@@ -214,10 +214,11 @@ def test_storage_finite_or_raises(kappa, alpha):
 @given(kappa=st.floats(PR.KAPPA_MIN_RSB, 5))
 def test_one_rsb_capacity_answers_over_its_domain(kappa):
     """Every kappa of the documented domain answers (no ConvergenceError), at or below RS
-    (within the lattice error of the discretised 1RSB functional)."""
+    (within the lattice error of the discretised 1RSB functional and the 1e-10 relative accuracy
+    of its minimum value: near kappa = 0- the minimum is flat along y -> 0)."""
     r = PR.gardner_capacity_point(kappa, "1rsb")
     a = r.thermo["alpha_c"]
-    tol = r.extra.get("lattice_error", 0.0) + 1e-12 * a
+    tol = r.extra.get("lattice_error", 0.0) + 1e-10 * a
     assert np.isfinite(a) and a <= P.gardner_capacity(kappa) + tol
 
 

@@ -218,6 +218,25 @@ def _expit(y):
 
 
 # =========================================================================== AT line root
+def _at_point(model, solve, kappa, a_max):
+    """:func:`_at_one` as a SaddlePoint (model ``model``): ``alpha_AT``, the kind of the point
+    (``"replicon zero"``; ``"first-order jump"`` where the RS minimum jumps from a stable small-q
+    to an unstable large-q one, below the cusp of :mod:`._multistable`; ``"capacity"`` where RS
+    is stable up to ``a_max``), ``q`` just below, and the error (the Brent tolerance)."""
+    from ..saddle import SaddlePoint
+    a = _at_one(solve, kappa, a_max)
+    if a == a_max:
+        return SaddlePoint(model, {"kappa": kappa}, {}, {"alpha_AT": a}, True, 0.0, 0,
+                           extra={"kind": "capacity"}, rs_stable=True, headline="alpha_AT")
+    lo, at, hi = (solve(a * f, kappa, None) for f in (1 - 1e-9, 1.0, 1 + 1e-9))
+    kind = "first-order jump" if abs(hi.q - lo.q) > 1e-3 else "replicon zero"
+    # residual: |replicon| at the root, or at a jump the free-entropy difference of the two minima
+    res = abs(at.replicon) if kind == "replicon zero" else abs(at.entropy - at.extra["other_minimum"]["entropy"])
+    return SaddlePoint(model, {"kappa": kappa}, {"q": lo.q}, {"alpha_AT": a}, True, res, 0,
+                       replicon=lo.replicon, rs_stable=True, extra={"kind": kind, "q_above": hi.q},
+                       error=1e-13 + 4e-16 * a, headline="alpha_AT")
+
+
 def _at_one(solve, kappa, a_max):
     """alpha where the replicon of ``solve(alpha, kappa)`` changes sign in (0, a_max), else a_max."""
     last = [None]

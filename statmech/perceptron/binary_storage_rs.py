@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import check_choice, check_range
 from ..saddle import SaddlePoint
-from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _run, _scalar_or_array,
+from ._common import (_TINY_ALPHA, _alpha, _at_one, _at_point, _columns, _kappa, _open_unit, _run, _scalar_or_array,
                       _storage_dispatch, _x)
 from ._equations import _K
 from ._branches_nb import BS_COLS, TAIL_COLS
@@ -204,6 +204,14 @@ def binary_storage_at_line(kappa=0.0):
     k = _kappa(kappa)
     f = lambda kk: _at_one(lambda a, k_, g: _bs_one(a, k_, g), kk, 2.0 / math.pi / float(_gardner_inv(kk)))
     return float(f(float(k))) if k.ndim == 0 else np.vectorize(f, otypes=[float])(k)
+
+
+def binary_storage_at_line_point(kappa=0.0):
+    """:func:`binary_storage_at_line` at one kappa as a result (``alpha_AT``, ``q``, replicon,
+    ``extra["kind"]``, the error of the root)."""
+    k = float(_kappa(kappa))
+    return _at_point("perceptron.binary_at_line", lambda a, k_, g: _bs_one(a, k_, g), k,
+                     2.0 / math.pi / float(_gardner_inv(k)))
 
 
 # the saddle-point equations are grad phi = 0 (alias, for continuation)

@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import ConvergenceError, check_choice, check_int, check_range
 from ..gaussian import H
 from ..rsb import kstep, parisi
+from ..result import Estimate
 from ..saddle import SaddlePoint, stack
 from .spherical_storage_rs import gardner_capacity, spherical_storage
 
@@ -129,13 +130,21 @@ def _rs_point(kappa, ansatz="rs"):
         op = {"q_min": 1.0, "q_max": 1.0}
         extra.update({"q": np.array([1.0, 1.0]), "y": np.array([0.0]), "error": 0.0})
     return SaddlePoint("perceptron.spherical_jamming", {"kappa": kappa}, op, {"alpha_c": ac},
-                       True, 0.0, 0, None, rep, bool(rep >= 0), extra, ansatz)
+                       True, 0.0, 0, None, rep, bool(rep >= 0), extra, ansatz, headline="alpha_c")
 
 
 def _guess_1rsb(kappa):
     # rough start for (q_0, y): the minimum has q_0 = 0.95, 0.86, 0.66, 0.27 and y = 42, 18, 12, 20
     # at kappa = -0.25, -0.5, -1, -2; Newton converges from this start over that range
     return min(0.9, 0.8 + 0.15 * kappa), 12.4 * (-kappa) ** 0.6 if kappa < 0 else 1.0
+
+
+def _own_stability(sol):
+    """``rs_stable`` of a k-step / full-RSB result: the ansatz's own stability -- its stationary
+    point is a minimum of the functional (every Hessian eigenvalue > 0).  (Stability against a
+    further step of breaking is not computed; the next ansatz's value says whether it moves.)"""
+    h = sol.hessian_eigenvalues
+    return None if h is None else bool(np.all(np.asarray(h) > 0))
 
 
 def _alpha_kstep(sol):
@@ -159,21 +168,22 @@ def _jamming_one(kappa, ansatz, Ks, guess=None):
         return SaddlePoint("perceptron.spherical_jamming", {"kappa": kappa},
                            {"q0": float(s1.q[0]), "q1": 1.0, "y": float(s1.m[0])},
                            {"alpha_c": a1}, True, s1.residual, s1.iterations, s1.hessian_eigenvalues,
-                           None, False, {"lattice_error": a1 * s1.lattice_error,
-                                         "alpha_rs": float(gardner_capacity(kappa))},
-                           "1rsb")
+                           None, _own_stability(s1), {"lattice_error": a1 * s1.lattice_error,
+                                                      "alpha_rs": float(gardner_capacity(kappa))},
+                           "1rsb", error=a1 * s1.lattice_error, headline="alpha_c")
     q0, y1 = float(s1.q[0]), float(s1.m[0])
     sol = parisi.solve_frsb(prob, q0, 1.0, lambda qm: 0.5 * y1 * np.sqrt((1 - q0) / (1 - qm)), Ks=tuple(Ks))
     a_f = math.exp(sol.value)
     return SaddlePoint("perceptron.spherical_jamming", {"kappa": kappa},
                        {"q_min": float(sol.q[0]), "q_max": 1.0},
                        {"alpha_c": a_f}, True, sol.residual, sol.iterations, sol.hessian_eigenvalues,
-                       None, False,
+                       None, _own_stability(sol),
                        {"q": sol.q, "y": sol.x, "error": a_f * sol.error, "order": sol.p, "Ks": sol.Ks,
                         "alpha_K": tuple(math.exp(v) for v in sol.values),
                         "lattice_error": a_f * sol.lattice_error,
                         "lattice_points": sol.lattice_points, "alpha_1rsb": a1,
-                        "alpha_rs": float(gardner_capacity(kappa))}, "frsb")
+                        "alpha_rs": float(gardner_capacity(kappa))}, "frsb", error=a_f * sol.error,
+                       headline="alpha_c")
 
 
 def _stack(res, shape, model):
@@ -243,7 +253,9 @@ def gardner_capacity_rsb(kappa=0.0, ansatz="rs", *, Ks=FRSB_KS, executor=None):
         return gardner_capacity(kappa)
     r = gardner_capacity_point(kappa, ansatz, Ks=Ks, executor=executor)
     a = r.thermo["alpha_c"]
-    return float(a) if np.ndim(a) == 0 else np.asarray(a, dtype=float)
+    if np.ndim(a) == 0:   # a float carrying its error estimate (statmech.result.Estimate)
+        return Estimate(a, r.error) if r.error else float(a)
+    return np.asarray(a, dtype=float)
 
 
 def jamming_kstep(kappa, k):
@@ -295,7 +307,7 @@ def _storage_one(alpha, kappa, ansatz, Ks, guess=None):
             extra.update({"q": np.array([rs.q, rs.q]), "x": np.array([0.0]), "error": 0.0})
         return SaddlePoint("perceptron.spherical_storage", params, op,
                            {"entropy": rs.entropy, "complexity": 0.0}, True, rs.residual, rs.iterations,
-                           rs.hessian_eigenvalues, rs.replicon, True, extra, ansatz)
+                           rs.hessian_eigenvalues, rs.replicon, True, extra, ansatz, headline="entropy")
     prob = StorageProblem(alpha, kappa)
     q = rs.q
     s1 = parisi.solve_kstep(prob, [0.8 * q, min(q + 0.5 * (1 - q), 1 - 1e-3 * (1 - q))], [0.3])
@@ -313,16 +325,17 @@ def _storage_one(alpha, kappa, ansatz, Ks, guess=None):
         return SaddlePoint("perceptron.spherical_storage", params,
                            {"q0": float(s1.q[0]), "q1": float(s1.q[1]), "m": m},
                            {"entropy": s1.value, "complexity": sigma, "entropy_rs": rs.entropy}, True,
-                           s1.residual, s1.iterations, s1.hessian_eigenvalues, rs.replicon, False,
-                           {"lattice_error": s1.lattice_error}, "1rsb")
+                           s1.residual, s1.iterations, s1.hessian_eigenvalues, rs.replicon, _own_stability(s1),
+                           {"lattice_error": s1.lattice_error}, "1rsb", error=s1.lattice_error, headline="entropy")
     q0, q1 = float(s1.q[0]), float(s1.q[1])
     sol = parisi.solve_frsb(prob, q0, q1, lambda qm: np.full(qm.shape, m), Ks=tuple(Ks))
     return SaddlePoint("perceptron.spherical_storage", params,
                        {"q_min": float(sol.q[0]), "q_max": float(sol.q[-1])},
                        {"entropy": sol.value, "entropy_1rsb": s1.value, "entropy_rs": rs.entropy}, True,
-                       sol.residual, sol.iterations, sol.hessian_eigenvalues, rs.replicon, False,
+                       sol.residual, sol.iterations, sol.hessian_eigenvalues, rs.replicon, _own_stability(sol),
                        {"q": sol.q, "x": sol.x, "error": sol.error, "order": sol.p, "Ks": sol.Ks,
-                        "entropy_K": sol.values, "lattice_error": sol.lattice_error}, "frsb")
+                        "entropy_K": sol.values, "lattice_error": sol.lattice_error}, "frsb", error=sol.error,
+                       headline="entropy")
 
 
 def spherical_storage_rsb(alpha, kappa=0.0, ansatz="1rsb", *, Ks=FRSB_KS):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import check_range
 from ..saddle import SaddlePoint
-from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _run, _scalar_or_array,
+from ._common import (_TINY_ALPHA, _alpha, _at_one, _at_point, _columns, _kappa, _open_unit, _run, _scalar_or_array,
                       _storage_dispatch, _x)
 from ._equations import _K
 from ._branches_nb import SS_COLS
@@ -198,11 +198,24 @@ def spherical_storage_at_line(kappa):
     For kappa < 0 it lies below the Gardner capacity (RS unstable between alpha_AT and
     alpha_c); for kappa >= 0 the RS solution is stable up to capacity and
     ``gardner_capacity(kappa)`` is returned.  Vectorized over kappa (float or array).
-    E.g. kappa = -0.5: 3.95070131...  Brent on the replicon (~1e-12).
+    E.g. kappa = -0.5: 3.95070131...  Brent on the replicon (~1e-12).  Below the cusp
+    (kappa < -2.86) the RS minimum jumps at a first-order point from a stable small-q minimum to
+    an unstable large-q one; where that comes first, the AT line is the jump (RS loses stability
+    discontinuously there; :func:`spherical_storage_at_line_point` says which).
+    Domain ``kappa >= -5`` (the storage quadrature, :data:`KAPPA_MIN`).
     """
     k = _kappa(kappa)
     f = lambda kk: _at_one(lambda a, k_, g: _ss_one(a, k_, g), kk, 1.0 / float(_gardner_inv(kk)))
     return float(f(float(k))) if k.ndim == 0 else np.vectorize(f, otypes=[float])(k)
+
+
+def spherical_storage_at_line_point(kappa):
+    """:func:`spherical_storage_at_line` at one kappa as a result: ``alpha_AT``, ``q`` there, the
+    replicon, ``extra["kind"]`` (``"replicon zero"``, ``"first-order jump"`` or ``"capacity"``)
+    and the error of the root."""
+    k = float(_kappa(kappa))
+    return _at_point("perceptron.spherical_at_line", lambda a, k_, g: _ss_one(a, k_, g), k,
+                     1.0 / float(_gardner_inv(k)))
 
 
 # the saddle-point equations are grad phi = 0 (alias, for continuation)
