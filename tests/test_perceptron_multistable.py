@@ -205,8 +205,11 @@ def test_binary_teacher_student_equilibrium_is_the_global_maximum(alpha, n):
     perfect state R = 1 (entropy 0)."""
     Rs = np.linspace(1e-3, 1 - 1e-6, n)
     psi = np.array([_ts_psi(R, alpha) for R in Rs])
+    from scipy import optimize
     i = np.flatnonzero((psi[1:-1] >= psi[:-2]) & (psi[1:-1] >= psi[2:])) + 1
-    best = max([0.0] + [float(psi[j]) for j in i])
+    peaks = [-optimize.minimize_scalar(lambda R: -_ts_psi(R, alpha), bounds=(Rs[j - 1], Rs[j + 1]),
+                                       method="bounded", options={"xatol": 1e-10}).fun for j in i]
+    best = max([0.0] + peaks)
     r = P.binary_teacher_student(alpha)
     assert r.entropy >= best - 1e-6
     assert r.entropy <= best + 1e-6 or r.R == 1.0
