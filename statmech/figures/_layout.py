@@ -92,29 +92,36 @@ def _same_axis_ticks(a, b):
     return a[4] and b[4] and a[2] == b[2]
 
 
-def _lines_under(ax, box, artist):
-    """Lines/markers of ``ax`` that cross ``box`` (display coordinates)."""
+def _lines_under(ax, box, artist, renderer):
+    """Lines/markers of ``ax`` that cross ``box`` (display coordinates) where they are drawn: a
+    line clipped to its axes is only visible inside them."""
+    from matplotlib.transforms import Bbox
     hits = []
+    inside_axes = Bbox.intersection(box, ax.get_window_extent(renderer))
     for line in ax.get_lines():
         if not line.get_visible() or line.get_gid() == "on-curve" or artist.get_gid() == "on-curve":
             continue
         path = line.get_path()
         if len(path.vertices) == 0:
             continue
+        b = inside_axes if line.get_clip_on() else box
+        if b is None or b.width <= TOLERANCE or b.height <= TOLERANCE:
+            continue
         tpath = line.get_transform().transform_path(path)
-        crosses = line.get_linestyle() not in ("None", "none", "", " ") and tpath.intersects_bbox(box, filled=False)
-        inside = ((tpath.vertices[:, 0] > box.x0) & (tpath.vertices[:, 0] < box.x1)
-                  & (tpath.vertices[:, 1] > box.y0) & (tpath.vertices[:, 1] < box.y1)).any()
+        crosses = line.get_linestyle() not in ("None", "none", "", " ") and tpath.intersects_bbox(b, filled=False)
+        inside = ((tpath.vertices[:, 0] > b.x0) & (tpath.vertices[:, 0] < b.x1)
+                  & (tpath.vertices[:, 1] > b.y0) & (tpath.vertices[:, 1] < b.y1)).any()
         if crosses or inside:
             hits.append(line.get_label() if not line.get_label().startswith("_") else "a curve")
     for coll in ax.collections:   # scatter points, error bars
         if not coll.get_visible() or coll.get_gid() == "on-curve" or artist.get_gid() == "on-curve":
             continue
         offs = coll.get_offsets()
-        if len(offs) == 0 or not hasattr(coll, "get_offset_transform"):
+        b = inside_axes if coll.get_clip_on() else box
+        if len(offs) == 0 or not hasattr(coll, "get_offset_transform") or b is None:
             continue
         pts = coll.get_offset_transform().transform(offs)
-        if ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1)).any():
+        if ((pts[:, 0] > b.x0) & (pts[:, 0] < b.x1) & (pts[:, 1] > b.y0) & (pts[:, 1] < b.y1)).any():
             hits.append(coll.get_label() if not str(coll.get_label()).startswith("_") else "points")
     return hits
 
@@ -150,7 +157,7 @@ def problems(fig):
                 if box.x0 < ab.x0 - TOLERANCE or box.x1 > ab.x1 + TOLERANCE or box.y0 < ab.y0 - TOLERANCE \
                         or box.y1 > ab.y1 + TOLERANCE:
                     out.append(f"{name} is clipped by its axes")
-            hits = _lines_under(ax, box, artist)
+            hits = _lines_under(ax, box, artist, renderer)
             if hits:
                 out.append(f"{name} covers {', '.join(sorted(set(map(str, hits)))[:4])}")
     return out
