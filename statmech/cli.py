@@ -24,7 +24,7 @@ import numpy as np
 
 from .errors import ConvergenceError
 
-__all__ = ["main", "build_parser", "emit", "emit_result", "ArgumentParser"]
+__all__ = ["main", "build_parser", "emit", "emit_result", "emit_results", "ArgumentParser"]
 
 
 class _BadArgument(Exception):
@@ -68,7 +68,7 @@ def _jsonable(v):
 
 
 # result fields documented as possibly None (SaddlePoint: unknown stability; scm: no full-space check)
-_MAY_BE_NONE = frozenset({"hessian_eigenvalues", "replicon", "rs_stable", "site_symmetric_stable",
+_MAY_BE_NONE = frozenset({"hessian_eigenvalues", "replicon", "rs_stable", "stability", "command", "site_symmetric_stable",
                           "full_space_stable", "solver"})
 
 
@@ -150,6 +150,35 @@ def emit_result(args, data: dict, result, text: str | None = None):
     return emit(args, data, text)
 
 
+def emit_results(args, results, text=None, *, extra=None, null_reasons=None):
+    """Print one result, or a list of them, in the command line's one JSON schema.
+
+    One result: ``{"command": ..., **statmech.result.flat(result), **extra}``; several:
+    ``{"command": ..., "results": [flat(r) | per-result extra ...], **extra}`` (``extra`` may then be
+    a list of dicts, one per result, merged into the records).  Every record carries the result's
+    ``converged``, ``residual``, ``iterations``, ``ansatz``, ``rs_stable``, ``error`` and
+    ``stability``; the same quantity has the same key in every subcommand.  An unstable RS
+    result gets the one-line note on stderr of :func:`emit_result`.  Returns the exit code of
+    :func:`emit`.
+    """
+    from .result import flat
+    many = isinstance(results, (list, tuple))
+    rs = list(results) if many else [results]
+    recs = [flat(r) for r in rs]
+    if many and isinstance(extra, (list, tuple)):
+        recs = [{**rec, **(e or {})} for rec, e in zip(recs, extra)]
+        extra = None
+    unstable = [r for r in rs if getattr(r, "ansatz", None) == "rs" and getattr(r, "rs_stable", None) is not None
+                and not np.all(r.rs_stable)]
+    if unstable:
+        print("statmech: note: the replica-symmetric solution is unstable (negative replicon or beyond the AT "
+              f"line){'' if len(rs) == 1 else f' for {len(unstable)} of {len(rs)} results'}; the RS numbers are "
+              "not those of the typical state", file=sys.stderr)
+    head = {"command": getattr(args, "command_name", None)}
+    data = {**head, **recs[0], **(extra or {})} if not many else {**head, "results": recs, **(extra or {})}
+    return emit(args, data, text, null_reasons=null_reasons)
+
+
 def float_or_inf(s):
     """argparse type: a float, accepting 'inf'."""
     try:
@@ -191,6 +220,13 @@ def main(argv=None):
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        # the words that name the subcommand ("perceptron capacity"): the leading non-options
+        words = []
+        for a in argv:
+            if a.startswith("-"):
+                break
+            words.append(a)
+        args.command_name = " ".join(words)
         # no warning text on stderr: a command's output is its result or one line of error
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -207,3 +243,6 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("statmech: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:     # the reader went away (statmech ... | head)
+        sys.stderr.close()
+        return 0

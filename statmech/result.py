@@ -45,7 +45,7 @@ import numpy as np
 
 from .errors import check_real
 
-__all__ = ["Result", "Estimate", "PROTOCOL", "REPR_LIMIT", "check_ansatz", "check_real", "format_value", "jsonable",
+__all__ = ["Result", "Estimate", "flat", "PROTOCOL", "REPR_LIMIT", "check_ansatz", "check_real", "format_value", "jsonable",
            "short"]
 
 #: the fields every result carries
@@ -244,6 +244,32 @@ class Result:
                        f"<td style='text-align:left'><code>{html.escape(s)}</code></td></tr>"
                        for k, s in self._summary_items())
         return f"<table><caption>{html.escape(type(self).__name__)}</caption>{rows}</table>"
+
+
+def flat(result):
+    """One flat, JSON-ready record of a result: the schema of the command line's ``--json``.
+
+    A :class:`statmech.SaddlePoint` gives its control parameters, order parameters and
+    thermodynamics at the top level (``alpha``, ``kappa``, ``q``, ``entropy``, ``alpha_c``...),
+    then ``model``, the protocol fields (:data:`PROTOCOL`), ``replicon`` and its scalar ``extra``
+    entries under ``"extra"``; any other :class:`Result` gives its :meth:`Result.to_dict` without
+    ``type``.  The same quantity has the same key in every record.
+    """
+    if hasattr(result, "order_params") and hasattr(result, "thermo") and hasattr(result, "params"):
+        d = {"model": result.model}
+        for part in (result.params, result.order_params, result.thermo):
+            d.update({k: jsonable(v) for k, v in part.items()})
+        for k in PROTOCOL + ("replicon",):
+            d[k] = jsonable(getattr(result, k, None))
+        scalars = {k: jsonable(v) for k, v in result.extra.items()
+                   if isinstance(v, (str, bool, int, float, np.bool_, np.integer, np.floating))}
+        if scalars:
+            d["extra"] = scalars
+        return d
+    d = result.to_dict() if isinstance(result, Result) else jsonable(result)
+    if isinstance(d, dict):
+        d.pop("type", None)
+    return d
 
 
 # --------------------------------------------------------------------------- vocabulary

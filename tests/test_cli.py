@@ -45,23 +45,24 @@ def test_perceptron_capacity_ansatz_json(capsys):
     for ansatz in ("rs", "1rsb", "frsb"):
         assert main(["perceptron", "capacity", "--kappa", "-1", "--ansatz", ansatz, "--json"]) == 0
         out[ansatz] = d = json.loads(capsys.readouterr().out)
-        assert {"alpha", "ansatz", "converged", "residual", "rs_stable"} <= set(d)
+        assert {"alpha_c", "ansatz", "converged", "residual", "rs_stable", "error", "command"} <= set(d)
+        assert "alpha" not in d     # one key for one quantity
         # rs_stable: the stability of the ansatz itself -- RS is unstable at kappa = -1, the 1RSB and
         # full-RSB solutions are minima of their functionals
         assert d["ansatz"] == ansatz and d["converged"] is True and d["rs_stable"] is (ansatz != "rs")
     # each further breaking lowers the jamming line (R is minimized over nested ansatze)
-    assert out["frsb"]["alpha"] + out["frsb"]["error"] < out["1rsb"]["alpha"] < out["rs"]["alpha"]
-    assert out["rs"]["alpha"] == pytest.approx(13.27320, rel=1e-6)  # Gardner: 1/int Dt (kappa - t)_+^2
+    assert out["frsb"]["alpha_c"] + out["frsb"]["error"] < out["1rsb"]["alpha_c"] < out["rs"]["alpha_c"]
+    assert out["rs"]["alpha_c"] == pytest.approx(13.27320, rel=1e-6)  # Gardner: 1/int Dt (kappa - t)_+^2
     # kappa >= 0: RS is stable at jamming and full RSB collapses to Gardner
     assert main(["perceptron", "capacity", "--kappa", "0.5", "--ansatz", "frsb", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["rs_stable"] is True and d["alpha"] == pytest.approx(0.961205, rel=1e-6)
+    assert d["rs_stable"] is True and d["alpha_c"] == pytest.approx(0.961205, rel=1e-6)
 
 
 @pytest.mark.parametrize("argv", [
     ["perceptron", "capacity", "--kappa", "abc"],
     ["perceptron", "capacity", "--kappa", "-1", "--ansatz", "2rsb"],
-    ["perceptron", "capacity", "--weights", "binary", "--ansatz", "1rsb"],
+    ["perceptron", "capacity", "--weights", "binary", "--ansatz", "frsb"],
     ["perceptron", "capacity", "--weights", "ternary"],
     ["scm", "transitions", "--K", "5", "--activation", "tanh"],
     ["committee", "capacity", "--K", "4", "--activation", "sign"],
