@@ -26,6 +26,7 @@ Environment variables (for working on the docs; the defaults are what the test b
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 import os
@@ -110,6 +111,9 @@ def api_modules():
     for info in pkgutil.iter_modules(statmech.__path__):
         if not info.name.startswith("_") and info.name not in NOT_API and info.name not in SKIP_API:
             names.append(f"statmech.{info.name}")
+            # a model's ``advanced`` namespace (its method-specific entry points) has its own page
+            if info.ispkg and importlib.util.find_spec(f"statmech.{info.name}.advanced") is not None:
+                names.append(f"statmech.{info.name}.advanced")
     return names
 
 
