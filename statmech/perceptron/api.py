@@ -45,7 +45,7 @@ def gardner_capacity(kappa=0.0, ansatz="rs", **options):
     Returns
     -------
     float or ndarray
-        ``alpha_c``; ``inf`` where the RS value exceeds the float range (kappa < -38.4).
+        ``alpha_c``; ``inf`` where the RS value exceeds the float range (kappa < -37.4: alpha_c > 1.8e308).
         :func:`gardner_capacity_point` returns the full result (order parameters,
         ``rs_stable``, replicon, convergence report).
     """
