@@ -88,7 +88,7 @@ def linear_task(n=51, seed=0, margin=0.05):
     """Linearly separable binary task: x uniform on [-1, 1]^2, y = 1{x2 > 0.6 x1 + 0.1}.
 
     Points within ``margin`` of the line are redrawn, so the task is separable with that
-    margin.  Reproducible from ``seed``; the seed papers use 51 points.
+    margin.  Reproducible from ``seed``; Milletarí et al. use 51 points.
     """
     n = check_int("n", n, 2)
     rng = np.random.default_rng(check_int("seed", seed, 0))
@@ -107,7 +107,7 @@ def nonlinear_task(n=863, seed=0, noise=0.15):
     """Non-linear binary task: two interleaved half-moons (radius 1) with Gaussian noise.
 
     Class 0: (cos t, sin t), class 1: (1 - cos t, 1/2 - sin t), t uniform on [0, pi], plus
-    N(0, noise^2) per coordinate, then centred.  The seed papers use 863 points.
+    N(0, noise^2) per coordinate, then centred.  Milletarí et al. use 863 points.
     """
     n = check_int("n", n, 2)
     noise = float(check_range("noise", noise, 0.0, math.inf))
