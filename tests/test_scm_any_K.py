@@ -198,8 +198,9 @@ def test_cli_transitions_at_large_K_and_exit_1_on_non_results(capsys, monkeypatc
 # --------------------------------------------------------------- brute force
 def _brute(act, K, x_s, x_c, u_c, u_d, alphas, dps):
     """alpha_d, alpha_s, alpha_c of Eq. 20 of Oostwal, Straat & Biehl (arXiv:1910.07476; eps_g
-    corrected) in (R, S, C), solved in mpmath: det H = 0 on R = S, the fold {grad = 0, det H = 0}, the coexistence of two stationary points
-    with equal beta f; derivatives by sympy, starts from the double-precision points."""
+    corrected) in (R, S, C), solved in mpmath: det H = 0 on R = S, the fold {grad = 0, det H = 0},
+    the coexistence of two stationary points with equal beta f; derivatives by sympy, starts from
+    the double-precision points."""
     import mpmath as mp
     import sympy as sy
     R, S, C, a, Ks = sy.symbols("R S C alpha K")
