@@ -301,7 +301,7 @@ def test_learning_curve_relu_K10_large_alpha_and_speed():
     dt = time.perf_counter() - t0
     P, N = lc.branches["specialized"], lc.branches["anti-specialized"]
     assert P.stable[-1] and N.stable[-1]
-    # two competing minima with similar eps_g (seed Fig. 3): R -> 1 and R < 0, S > 0
+    # two competing minima with similar eps_g (Oostwal et al. Fig. 3): R -> 1 and R < 0, S > 0
     assert P.R[-1] > 0.8 and N.R[-1] < -0.5 and N.S[-1] > 0
     assert abs(P.generalization_error[-1] - N.generalization_error[-1]) < 0.02
     assert dt < 2.0  # the benchmark asserts the 0.2 s target on an idle machine
