@@ -2,10 +2,10 @@ r"""Mean-field activations: the channel (gate) model of a hidden unit, Swish/ESP
 
 The model (Milletarí, Chotibut & Trevisanutto 2019, Sec. 2.3)
 -------------------------------------------------------------
-Sources: M. Milletarí, T. Chotibut and P. E. Trevisanutto, "Mean-field theory of activation
-functions in deep neural networks", arXiv:1805.08786 (ICML 2019 Workshop on Theoretical
-Physics for Deep Learning), whose equation numbers are quoted below; its earlier, longer
-version (arXiv:1805.08786, 2018, "Expectation propagation: a probabilistic view of Deep Feed
+Sources: M. Milletarí, T. Chotibut and P. E. Trevisanutto, "Mean Field Theory of Activation
+Functions in Deep Neural Networks", arXiv:1805.08786 (ICML 2019 Workshop on Theoretical
+Physics for Deep Learning), whose equation numbers are quoted below; its first, longer
+version (arXiv:1805.08786v1, 2018, "Expectation propagation: a probabilistic view of Deep Feed
 Forward Networks") names the activation ESP, "Expected Signal Propagation".
 
 A hidden unit receives the pre-activation (coarse-grained field) ``h`` and transmits it
@@ -266,7 +266,7 @@ def gate_expectation(h, beta):
 def esp(h, beta):
     """Expected transmitted signal <j> = d log Z / d beta = h sigma(beta h) (Swish / ESP).
 
-    Milletarí et al. 2019, Eq. 5 (the 2018 version calls it "Expected Signal Propagation").  ``beta = inf``: ReLU
+    Milletarí et al. 2019, Eq. 5 (the first version, 2018, calls it "Expected Signal Propagation").  ``beta = inf``: ReLU
     max(h, 0) (Eq. 6); ``beta = 0``: h/2.  Vectorized; ``beta`` in [0, inf].
     """
     return _eval("esp", h, beta, lambda x: np.maximum(x, 0.0))

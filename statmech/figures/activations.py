@@ -7,8 +7,8 @@
 * ``activations_hessian_loss.png``, ``activations_hessian_alpha.png``,
   ``activations_hessian_gamma.png``, ``activations_zero_residuals.png``,
   ``activations_eigenvalue_histograms.png`` -- Fig. 1 (a-d) of Milletarí, Chotibut &
-  Trevisanutto, arXiv:1805.08786 (2019 version), and the eigenvalue histograms of App. B of its 2018
-  version, from statmech.simulate.small_networks.
+  Trevisanutto, arXiv:1805.08786, and the eigenvalue histograms of App. B of its first version
+  (v1, 2018), from statmech.simulate.small_networks.
 * ``activations_digits.png`` -- the 8x8 digits task (25 hidden units, 1910 parameters), only
   when scikit-learn is installed (optional extra ``digits``) *and* ``STATMECH_FIGURES_DIGITS=1``:
   each exact 1910 x 1910 Hessian costs ~P^2 m = 6.5 GFlop plus the eigendecomposition, several

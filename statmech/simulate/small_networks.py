@@ -1,8 +1,8 @@
 r"""Small feed-forward networks with exact Hessians: the Hessian-spectrum study of Milletarí et al.
 
-Milletarí, Chotibut & Trevisanutto, "Mean-field theory of activation functions in deep neural
-networks", arXiv:1805.08786 (ICML 2019 Workshop on Theoretical Physics for Deep Learning;
-Sec. 3, App. B, Fig. 1), and the earlier, longer version of the same preprint (2018, "Expectation
+Milletarí, Chotibut & Trevisanutto, "Mean Field Theory of Activation Functions in Deep Neural
+Networks", arXiv:1805.08786 (ICML 2019 Workshop on Theoretical Physics for Deep Learning;
+Sec. 3, App. B, Fig. 1), and the first, longer version of the same preprint (v1, 2018, "Expectation
 propagation: a probabilistic view of Deep Feed Forward Networks", App. B) train small fully connected
 networks with full-batch Adam on two synthetic binary tasks and follow, over training,
 the loss, the fraction ``alpha`` of negative Hessian eigenvalues (descent directions),
