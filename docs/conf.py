@@ -210,8 +210,8 @@ def write_section_pages():
     order = [d for d in MODEL_ORDER if d in found] + [d for d in found if d not in MODEL_ORDER]
     _write_if_changed(DOCS / "models" / "index.md", "\n".join([
         "# Models and methods", "",
-        "One document per model or method: the equations as derived here, the corrections to the",
-        "source documents, and how every number was checked (mpmath quadrature, an independent",
+        "One document per model or method: the equations as derived here, the papers they follow",
+        "and the corrections to them, and how every number was checked (mpmath quadrature, an independent",
         "solver, simulation).", "", "```{toctree}", ":maxdepth: 1", ""] + [f"/{d}" for d in order] + ["```", ""]))
     _write_if_changed(DOCS / "notebooks" / "index.md", "\n".join([
         "# Notebooks", "",

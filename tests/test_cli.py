@@ -1,4 +1,4 @@
-"""The command line as a user meets it (issue 9): --help everywhere, --json, one-line errors."""
+"""The command line as a user meets it: --help everywhere, --json, one-line errors."""
 import json
 import subprocess
 import sys

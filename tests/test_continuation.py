@@ -275,8 +275,8 @@ def test_start_not_converging_raises():
 
 # ------------------------------------------------------------------ the models, from their free energy alone
 def _standin_scm(activation):
-    """Independent high-precision implementation of the SCM free energy (seed Eqs. 11 corrected,
-    12, 19, 20) in sympy, for mpmath root finding of the transition systems."""
+    """Independent high-precision implementation of the SCM free energy (Oostwal, Straat & Biehl,
+    arXiv:1910.07476, Eqs. 11 corrected, 12, 19, 20) in sympy, for mpmath root finding of the transition systems."""
     R, S, C, a, K = sp.symbols("R S C alpha K")
     if activation == "erf":
         eg = sp.Rational(1, 3) + (K - 1) / sp.pi * (sp.asin(C / 2) - 2 * sp.asin(S / 2)) - 2 / sp.pi * sp.asin(R / 2)

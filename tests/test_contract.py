@@ -1,4 +1,4 @@
-"""The contract of issue 13, over every public name of the model packages and the continuation core.
+"""The contract (numbers or an exception, never None or NaN), over every public name of the model packages and the continuation core.
 
 Every public solver, called with arguments drawn across its documented domain (K from 1.01 to 1e6
 and inf, every activation, alpha from 0 to 1e4, kappa from -5 to 5), either returns a result in
@@ -397,7 +397,7 @@ def test_contract_sweep(name, data):
     _run(name, data)
 
 
-# ------------------------------------------------------------------------------- the flags (issue 13)
+# ---------------------------------------------------------------------------------------- the flags
 def test_validity_flags_are_computed():
     """gardner_capacity(-1) = 13.27 is the RS value above the AT line; binary storage above alpha_AT = 1.0147."""
     g = perceptron.gardner_capacity_point(-1.0)

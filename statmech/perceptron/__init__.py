@@ -3,8 +3,9 @@ r"""Perceptron: Gardner analysis of storage and teacher--student learning (repli
 Spherical weights (``W.W = N``) and Ising weights (``W_i = +-1``); random +-1 labels
 (storage, stability ``kappa``) or labels from a teacher of the same kind
 (Gibbs learning in the version space).  Every formula below was re-derived (see
-``docs/perceptron.md``); the corrections to the thesis (Tartaglione 2019, chapter 2,
-``/work/shared/seeds/004``) are stated where they apply.
+``docs/perceptron.md``); the corrections to the thesis (E. Tartaglione, "From Statistical
+Physics to Algorithms in Deep Neural Systems", PhD thesis, Politecnico di Torino, 2019,
+chapter 2) are stated where they apply.
 
 Notation
 --------

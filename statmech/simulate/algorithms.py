@@ -1,5 +1,8 @@
 r"""Learning algorithms for the perceptron (thesis ch. 2) as simulation backends.
 
+Source: E. Tartaglione, "From Statistical Physics to Algorithms in Deep Neural Systems", PhD thesis,
+Politecnico di Torino, 2019 ("the thesis" below).
+
 Binary perceptron with weights :math:`w_i = \pm 1`, patterns :math:`\xi^\mu` (rows of
 ``patterns``, shape (P, N)), labels :math:`\sigma^\mu = \pm 1`; a configuration solves
 the training set when every stability :math:`\sigma^\mu \sum_i w_i \xi_i^\mu` is > 0

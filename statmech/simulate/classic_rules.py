@@ -1,5 +1,8 @@
 r"""Classic learning rules of the perceptron (thesis Secs. 2.2.3, 2.3.3) and the Metropolis baseline.
 
+The thesis: E. Tartaglione, "From Statistical Physics to Algorithms in Deep Neural Systems", PhD thesis,
+Politecnico di Torino, 2019.
+
 * :func:`perceptron_rule` -- Rosenblatt's rule (Eq. 2.31, corrected), continuous weights.
 * :func:`delta_rule` -- online gradient descent on the squared error (Eqs. 2.33-2.34,
   corrected), continuous weights.
@@ -70,7 +73,7 @@ def perceptron_rule(patterns, labels, *, seed=None, eta=1.0, kappa=0.0, max_epoc
 
     Patterns are presented online in a random order each epoch; a pattern whose stability
     ``sigma^mu (w . xi^mu)/sqrt(N)`` is <= ``kappa`` triggers
-    ``w <- w + (eta/sqrt(N)) sigma^mu xi^mu``.  (The seed's Eq. 2.31 multiplies by the
+    ``w <- w + (eta/sqrt(N)) sigma^mu xi^mu``.  (The thesis's Eq. 2.31 multiplies by the
     network output y^mu; on a misclassified pattern y^mu = -sigma^mu, which would push the
     weights the wrong way: the update must use the desired label sigma^mu.)  It minimizes
     the perceptron cost Eq. 2.32 and converges in a finite number of updates whenever the
@@ -152,7 +155,7 @@ def delta_rule(patterns, labels, *, seed=None, eta=0.1, activation="tanh", max_e
 
     Loss Eq. 2.33, ``L = (1/2P) sum_mu [sigma^mu - phi(h^mu)]^2`` with ``h^mu = w . xi^mu /
     sqrt(N)``; the online step for pattern mu is ``w <- w - eta dL^mu/dw`` with (Eq. 2.34,
-    corrected: the seed drops the minus sign and the 1/sqrt(N) of dh/dw, and writes y^mu for
+    corrected: the thesis drops the minus sign and the 1/sqrt(N) of dh/dw, and writes y^mu for
     the label in Eq. 2.33) ``dL^mu/dw = -[sigma^mu - phi(h^mu)] phi'(h^mu) xi^mu / sqrt(N)``.
     ``activation`` is ``"tanh"`` or ``"linear"`` (ADALINE; from w0 = 0 with P < N it converges
     to the minimum-norm interpolant ``w = sqrt(N) X^T (X X^T)^{-1} sigma``, all fields = sigma).

@@ -5,7 +5,8 @@ Weights ``w in {-1, +1}^N`` are encoded as integer bit codes: bit ``i`` of the c
 The Hamming distance of two codes is ``popcount(a ^ b)``, and the overlap is
 ``q = w.w'/N = 1 - 2 d/N``.
 
-Constraint (the storage problem with margin ``kappa``, thesis Eq. 2.1 with Ising weights):
+Constraint (the storage problem with margin ``kappa``, Eqs. 2.1 and 2.26 of Tartaglione 2019,
+PhD thesis, Politecnico di Torino, with Ising weights):
 pattern ``mu`` is stored by ``w`` when its stability is **strictly** above the margin,
 
     Delta_mu = sigma_mu (w . xi_mu) / sqrt(N) > kappa .

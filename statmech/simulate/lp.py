@@ -1,6 +1,7 @@
 r"""Spherical perceptron storage at finite N: linear programming and least-distance programming.
 
-Problem (thesis Eq. 2.1 with spherical weights): given ``P = alpha N`` patterns
+Problem (Eqs. 2.1 and 2.26 of Tartaglione 2019, PhD thesis, Politecnico di Torino, with
+spherical weights; Gardner 1988): given ``P = alpha N`` patterns
 ``xi_mu in R^N`` and labels ``sigma_mu = +-1``, is there a ``w`` with ``|w|^2 = N`` and
 
     Delta_mu = sigma_mu w . xi_mu / sqrt(N) >= kappa   for all mu ?

@@ -4,7 +4,8 @@ The measure is :math:`P(W) \propto \exp(-N\alpha K\,\epsilon_g(W))` on the produ
 spheres :math:`|w_i|^2 = N`, with the teacher the first K coordinate axes scaled to norm
 :math:`\sqrt N` (orthonormal, T = I).  :math:`\epsilon_g` is computed *exactly* from the
 sampled overlaps :math:`R_{in} = w_i\cdot w^*_n/N`, :math:`Q_{ij} = w_i\cdot w_j/N` with the
-pair moments of :mod:`statmech.scm` (seed Eqs. 13-16 at beta -> 0: the energy is
+pair moments of :mod:`statmech.scm` (Oostwal, Straat & Biehl, arXiv:1910.07476, Eqs. 13-16 at
+beta -> 0: the energy is
 :math:`\beta\langle E\rangle = N\alpha K\epsilon_g`).
 
 Algorithm (exact Gibbs-within-Metropolis, vectorized over independent chains): the energy

@@ -1,5 +1,6 @@
 r"""Success statistics of the learning algorithms: success rates on fresh random instances
-and the algorithmic capacity fitted to them (thesis Figs. 2.8-2.10)."""
+and the algorithmic capacity fitted to them (Tartaglione 2019, PhD thesis, Politecnico di
+Torino, Figs. 2.8-2.10)."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,8 @@
 r"""Tree committee machine (TCM) training and version-space paths (thesis Secs. 3.2-3.3).
 
+The thesis: E. Tartaglione, "From Statistical Physics to Algorithms in Deep Neural Systems", PhD thesis,
+Politecnico di Torino, 2019.
+
 Model (thesis Eq. 3.2): K (odd) hidden units, unit j sees its own block xi_j of n = N/K
 inputs, hidden field ``h_j = w_j . xi_j / sqrt(n)``, output
 ``y = sign(sum_j sign(h_j))`` (majority vote).  Training and test *errors* are always

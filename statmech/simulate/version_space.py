@@ -1,6 +1,7 @@
 r"""Spherical teacher-student perceptron: uniform sampling of the version space by hit-and-run.
 
-Gibbs learning (thesis Sec. 2.2, zero-temperature Gibbs student): the student is drawn
+Gibbs learning (Tartaglione 2019, PhD thesis, Politecnico di Torino, Sec. 2.2.1;
+Engel & Van den Broeck 2001, ch. 2; zero-temperature Gibbs student): the student is drawn
 uniformly from the version space ``V = {w : |w|^2 = N, sigma_mu w . xi_mu > 0 for all mu}``
 where ``sigma_mu = sign(w_T . xi_mu)`` are the teacher's labels.  The theory
 (:func:`statmech.perceptron.spherical_teacher_student`) predicts the typical teacher-student
