@@ -275,10 +275,23 @@ def weights_to_codes(w):
     return np.sum(bits << np.arange(w.shape[-1], dtype=np.int64), axis=-1)
 
 
+def popcount(x):
+    """Number of set bits of each non-negative int64 of ``x`` (``np.bitwise_count`` where numpy has
+    it, numpy >= 2.0; the SWAR bit count otherwise: the same integers)."""
+    x = np.asarray(x, dtype=np.int64)
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x).astype(np.int64)
+    v = x.astype(np.uint64)
+    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((v * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
+
+
 def hamming_distances(codes, reference):
     """Hamming distance of each code to ``reference`` (a code), by popcount."""
     c = np.asarray(codes, dtype=np.int64)
-    return np.bitwise_count(c ^ np.int64(reference)).astype(np.int64)
+    return popcount(c ^ np.int64(reference))
 
 
 def pair_distance_histogram(codes, N):

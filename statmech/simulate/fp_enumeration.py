@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import check_choice, check_int, check_range
-from .enumeration import random_patterns, solutions_bitmask
+from .enumeration import popcount, random_patterns, solutions_bitmask
 
 __all__ = ["fp_counts", "fp_enumeration", "FPEnumeration"]
 
@@ -39,7 +39,7 @@ def fp_counts(codes, references, N):
     refs = np.atleast_1d(np.asarray(references, dtype=np.int64))
     out = np.empty((refs.size, N + 1), dtype=np.int64)
     for i, r in enumerate(refs):
-        out[i] = np.bincount(np.bitwise_count(c ^ r).astype(np.int64), minlength=N + 1)[: N + 1]
+        out[i] = np.bincount(popcount(c ^ r), minlength=N + 1)[: N + 1]
     return out
 
 
