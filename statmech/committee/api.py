@@ -12,7 +12,7 @@ from ..errors import check_choice
 from ..saddle import SaddlePoint
 from ._common import ACTIVATIONS, ANSATZE, _check_K
 from .large_k import _relu_inf_1rsb_point
-from .large_k_rsb import INF_ACTIVATIONS, INF_ANSATZE, tcm_capacity_inf_point
+from .large_k_rsb import INF_ACTIVATIONS, _check_inf_ansatz, tcm_capacity_inf_point
 from .relu_1rsb import relu_capacity_1rsb_rqmc
 from .relu_k2 import _RELU2_LEVELS, _relu2_storage_one, _relu_storage, relu_capacity_1rsb_point
 from .relu_rs import _alpha_rs_relu
@@ -53,14 +53,19 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
       with an importance-sampled inner average (:func:`relu_capacity_1rsb_rqmc`, ~1 min; 2.3167 +- 0.0008
       from finer point sets); ``K = 6``: 2.578 +- 0.002 (same method, ~1.5 min; 2.581 +- 0.003 from finer sets);
       ``K = math.inf`` (effective perceptron with kernel Q, Eq. 1RSB.1); K >= 8 not implemented.
-    * ``K = math.inf`` also takes ``activation="erf"`` (g = erf(x/sqrt 2)) and ``ansatz="frsb"``
-      (relu, erf: the full-RSB SAT/UNSAT point, :func:`tcm_capacity_inf_point`, ~20 s, cached;
-      erf rs: 4 sqrt(3)/pi; sign: ``math.inf`` in every ansatz, see
-      :func:`sign_capacity_large_K` for the growth with K).  Finite K with erf or frsb: ValueError.
+    * ``K = math.inf`` also takes ``activation="erf"`` (g = erf(x/sqrt 2)) and ``"quadratic"``
+      (g = x^2, mean removed), and the ansatze ``"2rsb"`` ... ``"6rsb"`` (k steps with free
+      breakpoints, :func:`tcm_kstep_inf`) and ``"frsb"`` (the full-RSB SAT/UNSAT point,
+      :func:`tcm_capacity_inf_point`, ~20 s, cached); erf rs: 4 sqrt(3)/pi, quadratic rs: 4;
+      sign: ``math.inf`` in every ansatz, see :func:`sign_capacity_large_K` for the growth with K.
+
+    Domain: ``activation`` in sign, relu, erf, quadratic; ``ansatz`` in rs, 1rsb, 2rsb .. 6rsb, frsb
+    (ValueError naming the argument otherwise, TypeError for a non-string ansatz); ``K`` as above
+    for each case: finite K with erf, quadratic or an ansatz beyond 1rsb raises ValueError naming K.
     """
-    check_choice("activation", activation, ACTIVATIONS + ("erf",))
-    check_choice("ansatz", ansatz, ANSATZE + ("frsb",))
-    if activation == "erf" or ansatz == "frsb":
+    check_choice("activation", activation, ACTIVATIONS + ("erf", "quadratic"))
+    ansatz = _check_inf_ansatz(ansatz, "tcm_capacity")
+    if activation in ("erf", "quadratic") or ansatz not in ANSATZE:
         _check_inf(K, activation, ansatz)
         return math.inf if activation == "sign" else float(tcm_capacity_inf_point(activation, ansatz).alpha_c)
     k = _check_K(K, activation)
@@ -89,8 +94,8 @@ def _check_inf(K, activation, ansatz):
     if isinstance(K, float) and K == math.inf:
         return
     if ansatz not in ANSATZE:
-        raise ValueError(f"ansatz must be one of {', '.join(map(repr, ANSATZE))} at finite K "
-                         f"({ansatz!r} needs K = math.inf), got {ansatz!r} with K={K!r}")
+        raise ValueError(f"K must be math.inf for ansatz={ansatz!r} (finite K: ansatz one of "
+                         f"{', '.join(map(repr, ANSATZE))}), got K={K!r}")
     raise ValueError(f"K must be math.inf for activation={activation!r} (finite K is implemented for sign "
                      f"and relu only), got {K!r}")
 
@@ -98,8 +103,8 @@ def _check_inf(K, activation, ansatz):
 def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
     r"""SaddlePoint of the SAT/UNSAT point, with its validity flag.
 
-    ``K = math.inf`` (:func:`tcm_capacity_inf_point`): activation relu or erf, ansatz rs, 1rsb or
-    frsb.  Sign units at K = inf have infinite capacity: :func:`sign_capacity_large_K_point`
+    ``K = math.inf`` (:func:`tcm_capacity_inf_point`): activation relu, erf or quadratic, ansatz rs,
+    1rsb, 2rsb .. 6rsb or frsb.  Sign units at K = inf have infinite capacity: :func:`sign_capacity_large_K_point`
     gives the large-K theory.  Finite K, ``ansatz="rs"`` (activation sign or relu; pass them, the
     defaults are those of K = inf): the RS value with its replicon computed near capacity and
     ``rs_stable`` (see ``_finite_capacity_point`` below).  Finite-K 1RSB points:
@@ -109,7 +114,7 @@ def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
     if not (isinstance(K, float) and K == math.inf) and activation in ACTIVATIONS and ansatz == "rs":
         return _finite_capacity_point(K, activation)
     check_choice("activation", activation, INF_ACTIVATIONS)
-    check_choice("ansatz", ansatz, INF_ANSATZE)
+    ansatz = _check_inf_ansatz(ansatz, "tcm_capacity_point")
     _check_inf(K, activation, ansatz)
     if activation == "sign":
         raise ValueError("activation='sign' has infinite capacity at K = math.inf in every ansatz; "
