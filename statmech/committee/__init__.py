@@ -117,8 +117,8 @@ from .api import tcm_capacity, tcm_capacity_point, tcm_storage
 from .flip_cost import relu_flip_cost, sign_flip_cost
 from .large_k import (monasson_zecchina, one_rsb_large_K_coefficient, relu_kernel_Q, rs_large_K_coefficient,
                       tcm_1rsb_large_K)
-from .large_k_rsb import (sign_capacity_large_K, sign_capacity_large_K_point, tcm_capacity_inf_point,
-                          tcm_kstep_inf, tcm_output_kernel)
+from .large_k_rsb import (relu_large_K_correction, sign_capacity_large_K, sign_capacity_large_K_point,
+                          tcm_capacity_inf_point, tcm_kstep_inf, tcm_output_kernel)
 from .relu_1rsb import relu_1rsb_alpha_rqmc, relu_capacity_1rsb_rqmc
 from .relu_k2 import relu_at_line, relu_capacity_1rsb_point
 from .relu_rs import relu_rs_capacity_error
@@ -133,4 +133,5 @@ __all__ = ["tcm_storage", "tcm_capacity", "tcm_capacity_point", "tcm_at_line", "
            "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",
            "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "tcm_capacity_point", "tcm_capacity_inf_point",
            "tcm_output_kernel", "tcm_kstep_inf", "sign_capacity_large_K", "sign_capacity_large_K_point",
-           "TCMRSBPoint", "tcm_1rsb_point", "TCM2RSBResult", "tcm_2rsb_alpha", "tcm_2rsb_search"]
+           "TCMRSBPoint", "tcm_1rsb_point", "TCM2RSBResult", "tcm_2rsb_alpha", "tcm_2rsb_search",
+           "relu_large_K_correction"]

@@ -113,14 +113,42 @@ def _scale(activation, ln_K):
     return (24.0 / math.pi) * math.exp(0.5 * ln_K) if activation == "sign" else _SLOPE[activation]
 
 
+class _FinerProblem(KernelJammingProblem):
+    """The kernel jamming problem on lattices ``res`` times finer (every spacing divided by res)."""
+
+    def __init__(self, channel, kernel, scale, name, *, inverse=None, res=1.0):
+        super().__init__(channel, kernel, scale, name, inverse=inverse)
+        self.res = float(res)
+
+    def lattice(self, x, m, res=1.0):
+        return super().lattice(x, m, res=res * self.res)
+
+
 @lru_cache(maxsize=64)
-def _problem(activation, ln_K):
+def _problem(activation, ln_K, res=1.0):
     s = _scale(activation, ln_K)
     channel = PowerHingeFrozen(0.0, 3.0) if activation == "sign" else HingeFrozen(0.0)
     name = f"TCM K=inf {activation}" + (f" (ln K={ln_K:g})" if activation == "sign" else "")
     # sign: breakpoints in the output overlap Q (1 - q ~ (1 - Q)^2 near 1: the grids must be graded in Q)
     inverse = _sign_Q_inverse if activation == "sign" else None
-    return KernelJammingProblem(channel, _KERNELS[activation], s, name, inverse=inverse)
+    if res == 1.0:
+        return KernelJammingProblem(channel, _KERNELS[activation], s, name, inverse=inverse)
+    return _FinerProblem(channel, _KERNELS[activation], s, name, inverse=inverse, res=res)
+
+
+LATTICE_RTOL = 1e-11     # k-step solves are repeated on finer lattices until the lattice change is below this
+
+
+def _solve_refined(activation, ln_K, x, y):
+    """solve_kstep on the default lattices, then on lattices 2x, 4x finer (from the previous minimum)
+    while the value changes by more than LATTICE_RTOL on a lattice twice as fine (e.g. quadratic
+    1RSB: Q0 = 0.08, the outermost Gaussian step is only a few spacings wide: change 4e-8 at res 1)."""
+    res = 1.0
+    sol = solve_kstep(_problem(activation, ln_K, res), x, y)
+    while sol.lattice_error > LATTICE_RTOL * abs(sol.value) and res < 4.0:
+        res *= 2.0
+        sol = solve_kstep(_problem(activation, ln_K, res), sol.q, sol.m)
+    return sol
 
 
 def _alpha_rs(activation, ln_K):
@@ -155,7 +183,7 @@ def _start_1rsb(prob):
 def _one_rsb(activation, ln_K):
     prob = _problem(activation, ln_K)
     q0, y = _start_1rsb(prob)
-    return solve_kstep(prob, [q0, 1.0], [y])
+    return _solve_refined(activation, ln_K, [q0, 1.0], [y])
 
 
 def _kstep_starts(prob, prev):
@@ -201,7 +229,7 @@ def _kstep(activation, ln_K, k):
     best, last = None, None
     for _, xs, ys in _kstep_starts(prob, prev)[:3]:
         try:
-            sol = solve_kstep(prob, xs, ys)
+            sol = _solve_refined(activation, ln_K, xs, ys)
         except ConvergenceError as exc:
             last = exc
             continue
