@@ -13,7 +13,7 @@ from ..saddle import SaddlePoint
 from ._common import ACTIVATIONS, ANSATZE, _check_K
 from .large_k import _relu_inf_1rsb_point
 from .large_k_rsb import INF_ACTIVATIONS, _check_inf_ansatz, tcm_capacity_inf_point
-from .relu_1rsb import relu_capacity_1rsb_rqmc
+from .relu_1rsb import RQMC_1RSB_KS, relu_capacity_1rsb_rqmc
 from .relu_k2 import _RELU2_LEVELS, _relu2_storage_one, _relu_storage, relu_capacity_1rsb_point
 from .relu_rs import _alpha_rs_relu
 from .sign_1rsb import tcm_capacity_1rsb_point
@@ -31,7 +31,7 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
 
     Each case is computed in its theory's file: sign rs in ``sign_rs.py``, sign 1rsb in
     ``sign_1rsb.py``, relu rs in ``relu_rs.py``, relu 1rsb in ``relu_k2.py`` (K = 2) and
-    ``relu_1rsb.py`` (K = 4, 6), K = inf in ``large_k.py``.
+    ``relu_1rsb.py`` (K = 4 ... 12), K = inf in ``large_k.py`` and ``large_k_rsb.py``.
 
     * sign, rs: thesis Eq. 3.5 (derived and confirmed; quadrature accurate to ~1e-13 relative),
       K odd >= 1; ``K = math.inf`` returns ``math.inf`` (alpha_c^RS = sqrt(72/pi) sqrt(K)
@@ -82,11 +82,11 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
         return float(_alpha_rs_relu(k)[0])
     if k == 2:
         return float(relu_capacity_1rsb_point(2).alpha_c)
-    if k in (4, 6):
+    if k in RQMC_1RSB_KS:
         return float(relu_capacity_1rsb_rqmc(k).alpha_c)
     if k != math.inf:
-        raise ValueError(f"K must be 2, 4, 6 or math.inf for the ReLU 1RSB capacity (K >= 8 not validated; "
-                         f"alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
+        raise ValueError(f"K must be 2, 4, 6, 8, 10, 12 or math.inf for the ReLU 1RSB capacity (K >= 14 not "
+                         f"validated; alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
     return float(_relu_inf_1rsb_point().alpha_c)
 
 
@@ -109,7 +109,7 @@ def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
     defaults are those of K = inf): the RS value with its replicon computed near capacity and
     ``rs_stable`` (see ``_finite_capacity_point`` below).  Finite-K 1RSB points:
     :func:`tcm_capacity_1rsb_point` (sign), :func:`relu_capacity_1rsb_point` (K = 2),
-    :func:`relu_capacity_1rsb_rqmc` (K = 4, 6).
+    :func:`relu_capacity_1rsb_rqmc` (K = 4 ... 12).
     """
     if not (isinstance(K, float) and K == math.inf) and activation in ACTIVATIONS and ansatz == "rs":
         return _finite_capacity_point(K, activation)
