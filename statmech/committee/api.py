@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ..errors import check_choice
+from ..result import check_real
 from ..saddle import SaddlePoint
 from ._common import ACTIVATIONS, ANSATZE, _check_K
 from .large_k import _relu_inf_1rsb_point
@@ -63,6 +64,7 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
     (ValueError naming the argument otherwise, TypeError for a non-string ansatz); ``K`` as above
     for each case: finite K with erf, quadratic or an ansatz beyond 1rsb raises ValueError naming K.
     """
+    check_real("K", K, function="tcm_capacity")
     check_choice("activation", activation, ACTIVATIONS + ("erf", "quadratic"))
     ansatz = _check_inf_ansatz(ansatz, "tcm_capacity")
     if activation in ("erf", "quadratic") or ansatz not in ANSATZE:
@@ -110,7 +112,13 @@ def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
     ``rs_stable`` (see ``_finite_capacity_point`` below).  Finite-K 1RSB points:
     :func:`tcm_capacity_1rsb_point` (sign), :func:`relu_capacity_1rsb_point` (K = 2),
     :func:`relu_capacity_1rsb_rqmc` (K = 4 ... 12).
+
+    Domain: ``K`` a real number (TypeError otherwise): ``math.inf`` with activation relu, erf or
+    quadratic and any ansatz above (sign: ValueError, its K = inf capacity is infinite), or a
+    finite K valid for the activation (odd for sign, even for relu) with ``ansatz="rs"``; anything
+    else raises ValueError naming the argument.
     """
+    check_real("K", K, function="tcm_capacity_point")
     if not (isinstance(K, float) and K == math.inf) and activation in ACTIVATIONS and ansatz == "rs":
         return _finite_capacity_point(K, activation)
     check_choice("activation", activation, INF_ACTIVATIONS)

@@ -32,7 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import ConvergenceError, check_choice, check_int, check_range
-from ..result import check_ansatz
+from ..result import check_ansatz, check_real
 from ..rsb import HingeFrozen, KernelJammingProblem, PowerHingeFrozen, solve_frsb, solve_kstep
 from ..rsb.nested_quadrature import jammed_spherical_entropic, jamming_ratio_quadrature, nested_jamming_average
 from ..saddle import SaddlePoint
@@ -101,7 +101,7 @@ def tcm_output_kernel(q, activation="relu"):
     Returns ``(Q, dQ/dq)`` (arrays shaped like q, floats for scalar q).
     """
     check_choice("activation", activation, INF_ACTIVATIONS)
-    qa = check_range("q", q, -1.0, 1.0)
+    qa = check_range("q", check_real("q", q, function="tcm_output_kernel"), -1.0, 1.0)
     Q, dQ = _KERNELS[activation](qa)
     if np.ndim(Q) == 0:
         return float(Q), float(dQ)
@@ -334,9 +334,15 @@ def _check_Ks(Ks):
 
 def _check_inf_ansatz(ansatz, function):
     """Normalise ``ansatz`` (rs, 1rsb, 2rsb .. K_STEP_MAX rsb, frsb); ValueError/TypeError naming it."""
-    a, steps = check_ansatz(ansatz, INF_ANSATZE, function=function)
+    allowed = f"'rs', '1rsb', '2rsb', ..., '{K_STEP_MAX}rsb' or 'frsb'"
+    if not isinstance(ansatz, str):
+        raise TypeError(f"{function}: ansatz must be a string, one of {allowed}; got {ansatz!r}")
+    try:
+        a, steps = check_ansatz(ansatz, INF_ANSATZE, function=function)
+    except ValueError:
+        raise ValueError(f"{function}: ansatz must be one of {allowed}, got {ansatz!r}") from None
     if a not in ("rs", "1rsb", "frsb") and steps > K_STEP_MAX:
-        raise ValueError(f"{function}: ansatz must be 'rs', '1rsb', ..., '{K_STEP_MAX}rsb' or 'frsb', got {ansatz!r}")
+        raise ValueError(f"{function}: ansatz must be one of {allowed}, got {ansatz!r}")
     return a
 
 
@@ -440,7 +446,7 @@ def tcm_kstep_inf(activation, k, *, K=None, ln_K=None, check=False):
     k = 1), ``relative_drop``, ``lattice_error``, ``min_breakpoint_gap``.  Cached per arguments.
     """
     check_choice("activation", activation, INF_ACTIVATIONS)
-    k = check_int("k", k, 1)
+    k = check_int("k", check_real("k", k, function="tcm_kstep_inf"), 1)
     if k > K_STEP_MAX:
         raise ValueError(f"k must be an integer in [1, {K_STEP_MAX}], got {k!r}")
     if activation == "sign":
