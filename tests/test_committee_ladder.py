@@ -265,3 +265,19 @@ def test_ladder_api_and_domains():
         cm.tcm_kstep_inf("sign", 1, ln_K=10.0, check=True)
     with pytest.raises(ValueError, match="K"):
         cm.tcm_kstep_inf("quadratic", 1, K=10)
+
+
+def test_ladder_command(capsys):
+    import json
+
+    from statmech.cli import main
+    assert main(["committee", "ladder", "--activation", "quadratic", "--kmax", "2", "--Ks", "2", "4", "--check",
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [r["ansatz"] for r in rows] == ["rs", "1rsb", "2rsb", "frsb"]
+    assert [r["alpha_c"] for r in rows[:3]] == pytest.approx(LADDER["quadratic"][:3], rel=1e-11)
+    assert rows[2]["relative_drop"] == pytest.approx(1 - LADDER["quadratic"][2] / LADDER["quadratic"][1], rel=1e-9)
+    assert rows[2]["reference_value"] == pytest.approx(rows[2]["alpha_c"], rel=1e-12)
+    assert rows[3]["alpha_c"] < rows[2]["alpha_c"] and len(rows[3]["alpha_K"]) == 2
+    assert main(["committee", "capacity", "--K", "inf", "--activation", "quadratic", "--ansatz", "2rsb", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["alpha_c"] == pytest.approx(LADDER["quadratic"][2], rel=1e-11)

@@ -297,7 +297,8 @@ def _point(activation, ansatz, ln_K, Ks):
     if ansatz == "rs":
         rep = _rs_replicon(activation)
         return SaddlePoint(model, params, {"q": 1.0}, {"alpha_c": a_rs, "scaled_alpha_c": _scaled(activation, ln_K, "rs", a_rs)},
-                           True, 0.0, 0, None, rep, bool(rep >= 0), {"scale": s}, "rs", headline="alpha_c")
+                           True, 0.0, 0, None, rep, bool(rep >= 0), {"scale": s}, "rs", headline="alpha_c",
+                           stability=np.array([rep]))
     s1 = _one_rsb(activation, ln_K)
     prob = _problem(activation, ln_K)
     x0, y1 = float(s1.q[0]), float(s1.m[0])        # x: the problem's breakpoint variable (q, or Q for sign)
@@ -485,7 +486,9 @@ def relu_large_K_correction(ansatz="1rsb"):
     Returns
     -------
     SaddlePoint (model ``committee.relu_large_K_correction``): ``thermo["a"]`` (headline),
-    ``thermo["alpha_c"]`` (the K = inf value it corrects), ``extra["cubic_moment"]``
+    ``thermo["alpha_c"]`` (the K = inf value it corrects; ``stability``, ``rs_stable`` and
+    ``hessian_eigenvalues`` are those of that K = inf point: the RS replicon, or the k-step
+    Hessian), ``extra["cubic_moment"]``
     (``<Y_-^3>``), ``extra["Phi"]`` (the nested average), ``extra["eps_per_inverse_sqrt_K"]``
     (``phi(0) sigma/12``: the coefficient of the cubic term of the terminal in units of
     ``1/sqrt K``).  ``error`` is the node-doubling change of the quadrature (exact for RS).
@@ -506,9 +509,10 @@ def _relu_large_K_correction(ansatz):
     model, params = "committee.relu_large_K_correction", {"activation": "relu", "ansatz": ansatz}
     if ansatz == "rs":
         coef = 2.0 * phi0 * phi0 / (3.0 * sig)
-        return SaddlePoint(model, params, {}, {"a": coef, "alpha_c": 2.0 * s}, True, 0.0, 0, None, None, None,
+        rep = _rs_replicon("relu")          # the RS jamming point it corrects is unstable (replicon 1 - Q'(1))
+        return SaddlePoint(model, params, {}, {"a": coef, "alpha_c": 2.0 * s}, True, 0.0, 0, None, rep, bool(rep >= 0),
                            {"cubic_moment": 2.0 * phi0, "Phi": -0.25, "eps_per_inverse_sqrt_K": eps1}, "rs",
-                           headline="a")
+                           headline="a", stability=np.array([rep]))
     pt = _kstep_point("relu", 0.0, int(ansatz[:-3]), False)
     q, yh = np.asarray(pt.q, dtype=float), np.asarray(pt.yhat, dtype=float)
     Q = np.asarray(pt.Q, dtype=float).copy()
@@ -520,6 +524,6 @@ def _relu_large_K_correction(ansatz):
         vals.append((R * dphi / phi * eps1, phi, dphi))
     coef, phi, dphi = vals[0]
     return SaddlePoint(model, params, {"q": q, "yhat": yh}, {"a": coef, "alpha_c": pt.alpha_c}, True, pt.residual,
-                       pt.iterations, None, None, None,
+                       pt.iterations, pt.hessian_eigenvalues, None, pt.rs_stable,
                        {"cubic_moment": -dphi, "Phi": phi, "eps_per_inverse_sqrt_K": eps1}, ansatz,
-                       error=abs(vals[1][0] - coef), headline="a")
+                       error=abs(vals[1][0] - coef), headline="a", stability=pt.stability)
