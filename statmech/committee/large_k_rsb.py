@@ -34,12 +34,12 @@ import numpy as np
 from ..errors import ConvergenceError, check_choice, check_int, check_range
 from ..result import check_ansatz, check_real
 from ..rsb import HingeFrozen, KernelJammingProblem, PowerHingeFrozen, solve_frsb, solve_kstep
-from ..rsb.nested_quadrature import jammed_spherical_entropic, jamming_ratio_quadrature, nested_jamming_average
+from ..rsb.nested_quadrature import jamming_ratio_quadrature
 from ..saddle import SaddlePoint
 from ._kernels import _eqs
 
 __all__ = ["tcm_output_kernel", "tcm_capacity_inf_point", "sign_capacity_large_K_point", "sign_capacity_large_K",
-           "tcm_kstep_inf", "relu_large_K_correction", "INF_ACTIVATIONS", "FRSB_KS"]
+           "tcm_kstep_inf", "INF_ACTIVATIONS", "FRSB_KS"]
 
 INF_ACTIVATIONS = ("relu", "erf", "quadratic", "sign")
 SMOOTH_ACTIVATIONS = ("relu", "erf", "quadratic")     # finite Q'(1): a finite capacity at K = inf
@@ -460,70 +460,3 @@ def tcm_kstep_inf(activation, k, *, K=None, ln_K=None, check=False):
     else:
         lk = 0.0
     return _kstep_point(activation, lk, k, bool(check))
-
-
-def relu_large_K_correction(ansatz="1rsb"):
-    r"""Leading finite-K correction of the balanced ReLU capacity: ``alpha_c(K) = alpha_c(inf) - a/sqrt(K) + O(1/K)``.
-
-    Derivation (docs/committee.md, "ReLU: from finite K to K = inf", Eqs. RK.1--RK.3): at large K the
-    flip cost of the balanced ReLU layer, as a function of the normalized output field Y of the
-    point it starts from, is ``C = Y_-^2/s + (phi(0) sigma^3/(3 sqrt K)) Y_-^3 + O(1/K)``
-    (``s = Q'(1) = pi/(pi - 1)``, ``sigma^2 = Var relu = 1/2 - 1/(2 pi)``): the units within the
-    water-filling shift of zero (~sqrt K of them) can only be switched off (negative units) or
-    switched on at a cost (positive units), which adds a cubic term.  The other finite-K effects
-    (fluctuations of the number of active units, non-Gaussian output) enter at O(1/K).  To first
-    order the minimum of R moves by its partial derivative, so
-    ``a = R <Y_-^3> / (-Phi) * phi(0) sigma/12`` with ``<Y_-^3>`` the cubic moment of the output
-    field under the nested tilted measure of the K = inf minimizer
-    (:func:`statmech.rsb.nested_quadrature.nested_jamming_average` with ``cubic=True``).  RS
-    (``yhat -> 0``): ``a = 2 phi(0)^2/(3 sigma) = 0.181740`` in closed form.
-
-    Parameters
-    ----------
-    ansatz : ``"rs"``, ``"1rsb"``, ..., ``"6rsb"`` (ValueError naming ansatz otherwise; full RSB is
-        not offered: its grids do not carry the measure of the continuum)
-
-    Returns
-    -------
-    SaddlePoint (model ``committee.relu_large_K_correction``): ``thermo["a"]`` (headline),
-    ``thermo["alpha_c"]`` (the K = inf value it corrects; ``stability``, ``rs_stable`` and
-    ``hessian_eigenvalues`` are those of that K = inf point: the RS replicon, or the k-step
-    Hessian), ``extra["cubic_moment"]``
-    (``<Y_-^3>``), ``extra["Phi"]`` (the nested average), ``extra["eps_per_inverse_sqrt_K"]``
-    (``phi(0) sigma/12``: the coefficient of the cubic term of the terminal in units of
-    ``1/sqrt K``).  ``error`` is the node-doubling change of the quadrature (exact for RS).
-    """
-    a = _check_inf_ansatz(ansatz, "relu_large_K_correction")
-    if a == "frsb":
-        raise ValueError("ansatz must be 'rs', '1rsb', ..., "
-                         f"'{K_STEP_MAX}rsb' for relu_large_K_correction (not 'frsb'), got {ansatz!r}")
-    return _relu_large_K_correction(a)
-
-
-@lru_cache(maxsize=16)
-def _relu_large_K_correction(ansatz):
-    phi0 = _PHI0
-    sig = math.sqrt(0.5 - 0.5 / math.pi)
-    s = _SLOPE["relu"]
-    eps1 = phi0 * sig / 12.0
-    model, params = "committee.relu_large_K_correction", {"activation": "relu", "ansatz": ansatz}
-    if ansatz == "rs":
-        coef = 2.0 * phi0 * phi0 / (3.0 * sig)
-        rep = _rs_replicon("relu")          # the RS jamming point it corrects is unstable (replicon 1 - Q'(1))
-        return SaddlePoint(model, params, {}, {"a": coef, "alpha_c": 2.0 * s}, True, 0.0, 0, None, rep, bool(rep >= 0),
-                           {"cubic_moment": 2.0 * phi0, "Phi": -0.25, "eps_per_inverse_sqrt_K": eps1}, "rs",
-                           headline="a", stability=np.array([rep]))
-    pt = _kstep_point("relu", 0.0, int(ansatz[:-3]), False)
-    q, yh = np.asarray(pt.q, dtype=float), np.asarray(pt.yhat, dtype=float)
-    Q = np.asarray(pt.Q, dtype=float).copy()
-    Q[-1] = 1.0
-    vals = []
-    for ppw in (1.0, 2.0):
-        phi, dphi = nested_jamming_average(Q, yh, panels_per_width=ppw, cubic=True)
-        R = -s * jammed_spherical_entropic(q, s * yh) / phi
-        vals.append((R * dphi / phi * eps1, phi, dphi))
-    coef, phi, dphi = vals[0]
-    return SaddlePoint(model, params, {"q": q, "yhat": yh}, {"a": coef, "alpha_c": pt.alpha_c}, True, pt.residual,
-                       pt.iterations, pt.hessian_eigenvalues, None, pt.rs_stable,
-                       {"cubic_moment": -dphi, "Phi": phi, "eps_per_inverse_sqrt_K": eps1}, ansatz,
-                       error=abs(vals[1][0] - coef), headline="a", stability=pt.stability)
