@@ -269,7 +269,7 @@ def test_ladder_api_and_domains():
     assert cm.tcm_capacity_inf_point("quadratic", "2rsb").alpha_c == cm.tcm_kstep_inf("quadratic", 2).alpha_c
     with pytest.raises(ValueError, match="K"):
         cm.tcm_capacity(4, "quadratic")
-    with pytest.raises(ValueError, match="K"):
+    with pytest.raises(ValueError, match="ansatz.*needs K = math.inf"):
         cm.tcm_capacity(3, "sign", "2rsb")
     with pytest.raises(ValueError, match="ansatz"):
         cm.tcm_capacity(math.inf, "relu", "krsb")

@@ -96,8 +96,8 @@ def _check_inf(K, activation, ansatz):
     if isinstance(K, float) and K == math.inf:
         return
     if ansatz not in ANSATZE:
-        raise ValueError(f"K must be math.inf for ansatz={ansatz!r} (finite K: ansatz one of "
-                         f"{', '.join(map(repr, ANSATZE))}), got K={K!r}")
+        raise ValueError(f"ansatz must be one of {', '.join(map(repr, ANSATZE))} at finite K "
+                         f"({ansatz!r} needs K = math.inf), got {ansatz!r} with K={K!r}")
     raise ValueError(f"K must be math.inf for activation={activation!r} (finite K is implemented for sign "
                      f"and relu only), got {K!r}")
 
