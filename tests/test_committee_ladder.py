@@ -237,15 +237,15 @@ def test_relu_large_K_fit_recovers_a_known_law():
 @pytest.mark.slow
 def test_relu_rs_approaches_K_inf_like_the_derived_inverse_sqrt_K_law():
     # alpha_inf - alpha_K = a/sqrt(K) - b/K beyond the small-K range (docs: K = 12 ... 128); here
-    # K = 16 ... 48 on smaller point sets: the fitted a (alpha_inf fixed) is the derived one within 3 sigma
+    # K = 12 ... 32 on smaller point sets: the fitted a (alpha_inf fixed) is the derived one within 3 sigma
     from statmech.committee.relu_rs import _relu_rs_rqmc
-    Ks = np.array([16, 24, 32, 48])
-    vals = [_relu_rs_rqmc(int(K), log2_points=14, reps=8) for K in Ks]
+    Ks = np.array([12, 16, 24, 32])
+    vals = [_relu_rs_rqmc(int(K), log2_points=15, reps=8) for K in Ks]
     alpha = np.array([1 / m for m, _ in vals])
     err = np.array([se / m ** 2 for m, se in vals])
     r = cm.relu_large_K_fit(Ks, alpha, err, "rs", fix_a=False, fix_inf=True)
     a_rs = cm.relu_large_K_correction("rs").a
-    assert abs(r.a - a_rs) < 3 * r.a_error and r.a_error < 0.05
+    assert abs(r.a - a_rs) < 3 * r.a_error and r.a > 3 * r.a_error        # the 1/sqrt(K) term is seen
     assert np.all(LADDER["relu"][0] - alpha > 0)                   # approached from below
 
 
