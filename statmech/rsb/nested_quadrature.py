@@ -130,7 +130,7 @@ def _step(x_out, x_in, logw_in, f_in, var, yh, d_in=None):
 
 
 def nested_jamming_average(Q, yh, *, panels_per_width=1.0, nodes=10, span=SPAN, cubic=False):
-    """``Phi`` of the module docstring for output breakpoints ``Q = (Q_0 .. Q_{k-1}, 1)`` and ``yh``.
+    """``Phi`` of the module docstring for output breakpoints ``Q = (Q_0, ..., Q_{k-1}, 1)`` and ``yh``.
 
     Parameters
     ----------
