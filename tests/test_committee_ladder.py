@@ -234,6 +234,20 @@ def test_relu_large_K_fit_recovers_a_known_law():
         cm.relu_large_K_fit([8, 10, 12], [1.0, 1.0, 1.0], [1e-3, 0.0, 1e-3])
 
 
+def test_relu_1rsb_documented_values_extrapolate_to_K_inf():
+    """The 1RSB values of docs/committee.md at K = 10, 12 (2^12 x 2^10 RQMC points, 20-40 min each:
+    not recomputed here) with the derived -a_1/sqrt(K) term and a constant: alpha_inf = 2.6660 +- 0.0018,
+    within 1 sigma of the K = inf 2.66428; K = 8 does not fit a constant (small-K terms)."""
+    Ks, al, err = [10, 12], [2.6597314560983305, 2.6651837224693393], [0.0008043103938338021, 0.0019150506228758763]
+    r = cm.relu_large_K_fit(Ks, al, err, "1rsb", fix_b=True)
+    assert r.alpha_inf == pytest.approx(2.66596, abs=1e-5) and r.error == pytest.approx(0.00178, abs=1e-5)
+    assert abs(r.extra["pull"]) < 1.5 and r.alpha_c_inf_theory == pytest.approx(LADDER["relu"][1], rel=1e-11)
+    r8 = cm.relu_large_K_fit([8] + Ks, [2.6456257644200356] + al, [0.0013309209219657784] + err, "1rsb", fix_b=True)
+    assert r8.extra["chi2"] > 10 * r8.extra["dof"]
+    with pytest.raises(ValueError, match="nothing to fit"):
+        cm.relu_large_K_fit(Ks, al, err, "1rsb", fix_b=True, fix_inf=True)
+
+
 @pytest.mark.slow
 def test_relu_rs_approaches_K_inf_like_the_derived_inverse_sqrt_K_law():
     # alpha_inf - alpha_K = a/sqrt(K) - b/K beyond the small-K range (docs: K = 12 ... 128); here

@@ -88,13 +88,13 @@ def _relu_large_K_correction(ansatz):
                        error=abs(vals[1][0] - coef), headline="a", stability=pt.stability)
 
 
-def relu_large_K_fit(Ks, alpha, stderr, ansatz="rs", *, fix_a=True, fix_inf=False):
+def relu_large_K_fit(Ks, alpha, stderr, ansatz="rs", *, fix_a=True, fix_inf=False, fix_b=False):
     r"""Extrapolate finite-K ReLU capacities to K = inf with the law of :func:`relu_large_K_correction`.
 
     Weighted least squares (weights ``1/stderr^2``) of ``alpha_K = alpha_inf - a/sqrt(K) + b/K``, the
     large-K expansion.  ``a`` is fixed to the derived coefficient when ``fix_a``, else fitted;
     ``alpha_inf`` is fitted unless ``fix_inf`` (then fixed to the K = inf value of the ansatz: a
-    test of ``a``).  Valid only where the small-K effects are negligible: they fall by a factor
+    test of ``a``); ``b`` is fitted unless ``fix_b`` (then 0: for two or three K only).  Valid only where the small-K effects are negligible: they fall by a factor
     4--6 per step of 2 in K and still dominate at K <= 8 (docs/committee.md: the RS fit over
     K = 8, 10, 12 is 0.050 too high, over K >= 12 it agrees with 2 pi/(pi - 1) within its error).
 
@@ -103,7 +103,7 @@ def relu_large_K_fit(Ks, alpha, stderr, ansatz="rs", *, fix_a=True, fix_inf=Fals
     Ks : increasing even integers >= 2 (more entries than fitted parameters)
     alpha, stderr : capacities and their standard errors (> 0)
     ansatz : ``"rs"``, ``"1rsb"``, ..., ``"6rsb"`` (selects ``a`` and the K = inf value compared with)
-    fix_a, fix_inf : see above
+    fix_a, fix_inf, fix_b : see above
 
     Returns
     -------
@@ -125,7 +125,7 @@ def relu_large_K_fit(Ks, alpha, stderr, ansatz="rs", *, fix_a=True, fix_inf=Fals
     corr = relu_large_K_correction(a_)
     a0, theory = float(corr.a), float(corr.alpha_c)
     w = 1.0 / e
-    cols, names = [1.0 / K], ["b"]
+    cols, names = ([], []) if fix_b else ([1.0 / K], ["b"])
     rhs = y.copy()
     if fix_a:
         rhs += a0 / np.sqrt(K)
@@ -137,6 +137,8 @@ def relu_large_K_fit(Ks, alpha, stderr, ansatz="rs", *, fix_a=True, fix_inf=Fals
     else:
         cols.insert(0, np.ones_like(K))
         names.insert(0, "alpha_inf")
+    if not cols:
+        raise ValueError("fix_a, fix_inf and fix_b leave nothing to fit: free at least one of a, alpha_inf, b")
     X = np.column_stack(cols)
     if K.size <= X.shape[1]:
         raise ValueError(f"Ks must have more than {X.shape[1]} entries for this fit, got {K.size}")
@@ -152,8 +154,8 @@ def relu_large_K_fit(Ks, alpha, stderr, ansatz="rs", *, fix_a=True, fix_inf=Fals
     ainf = vals.pop("alpha_inf", theory)
     err = errs.pop("alpha_inf_error", 0.0)
     return SaddlePoint("committee.relu_large_K_fit",
-                       {"ansatz": a_, "fix_a": bool(fix_a), "fix_inf": bool(fix_inf), "Ks": K},
-                       {"a": a0, **vals}, {"alpha_inf": ainf, "alpha_c_inf_theory": theory}, True,
+                       {"ansatz": a_, "fix_a": bool(fix_a), "fix_inf": bool(fix_inf), "fix_b": bool(fix_b), "Ks": K},
+                       {"a": a0, "b": 0.0, **vals}, {"alpha_inf": ainf, "alpha_c_inf_theory": theory}, True,
                        float(np.max(np.abs(A.T @ res))), 0, None, None, None,
                        {**errs, "chi2": chi2, "dof": dof, "pull": (ainf - theory) / err if err > 0 else 0.0,
                         "residuals": res / w}, a_, error=err, headline="alpha_inf", stability=np.zeros(0))
