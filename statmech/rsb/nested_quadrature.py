@@ -3,7 +3,7 @@ r"""A second discretisation of the jammed k-step functional of a kernel perceptr
 The production code evaluates the nested average (K1) of ``docs/rsb.md`` on nested uniform field
 lattices (trapezoid rule, :mod:`statmech.rsb._lattice`) with the channel tabulated from sympy
 (:mod:`statmech.rsb.channels`).  This module evaluates the same functional a different way and
-shares no code with them (it imports numpy and ``scipy.special.log_ndtr`` only):
+shares no code with them (it imports numpy, ``scipy.special.log_ndtr`` and the argument checks of the cores only):
 
 * every level i lives on its own set of **Gauss--Legendre panel nodes** ``X_i`` in the *field*
   (a Nystrom discretisation: ``f_{i-1}`` is needed only at the nodes of the next outer integral,
@@ -38,6 +38,9 @@ import math
 import numpy as np
 from scipy.special import log_ndtr
 
+from ..errors import check_int, check_range
+from ..result import check_real
+
 __all__ = ["frozen_soft_hinge", "frozen_cubic_moment", "jammed_spherical_entropic", "nested_jamming_average",
            "jamming_ratio_quadrature"]
 
@@ -46,14 +49,23 @@ SPAN = 12.0            # window half-widths in standard deviations (Gaussian wei
 ROW_BLOCK = 256        # rows of a dense step evaluated at once
 
 
+def _check_level(function, x, var, yh):
+    check_real("x", x, function=function)
+    x = np.asarray(check_range("x", x), dtype=float)
+    var = float(check_range("var", check_real("var", var, function=function), 0.0, lo_open=True))
+    yh = float(check_range("yh", check_real("yh", yh, function=function), 0.0, lo_open=True))
+    return x, var, yh
+
+
 def frozen_soft_hinge(x, var, yh):
     """``(1/yh) log E_z exp(-yh (x + sqrt(var) z)_-^2/2)`` in closed form (``yh > 0``, ``var > 0``).
 
     With ``u = 1 + yh var``: the part of the Gaussian on the violated side, completed to a square,
     is ``u^-1/2 exp(-yh x^2/(2u)) Phi(-x/sqrt(u var))``; the satisfied side is ``Phi(x/sqrt(var))``.
-    Both logs by ``log_ndtr`` (no underflow however deep ``x`` is).
+    Both logs by ``log_ndtr`` (no underflow however deep ``x`` is).  Domain: x finite (array),
+    var > 0, yh > 0 (ValueError naming the argument otherwise).
     """
-    x = np.asarray(x, dtype=float)
+    x, var, yh = _check_level("frozen_soft_hinge", x, var, yh)
     sd = math.sqrt(var)
     u = 1.0 + yh * var
     a = log_ndtr(x / sd)
@@ -69,8 +81,9 @@ def frozen_cubic_moment(x, var, yh):
     On the violated side the tilted Gaussian is ``N(x/u, var/u)`` with weight
     ``u^-1/2 exp(-yh x^2/(2u))`` (``u = 1 + yh var``); for ``W ~ N(m, t^2)``,
     ``E[W^3; W > 0] = (m^3 + 3 m t^2) Phi(m/t) + t (m^2 + 2 t^2) phi(m/t)`` with ``m = -x/u``.
+    Domain as :func:`frozen_soft_hinge`.
     """
-    x = np.asarray(x, dtype=float)
+    x, var, yh = _check_level("frozen_cubic_moment", x, var, yh)
     sd = math.sqrt(var)
     u = 1.0 + yh * var
     t = sd / math.sqrt(u)
@@ -87,10 +100,17 @@ def frozen_cubic_moment(x, var, yh):
 def jammed_spherical_entropic(q, y):
     """``S = 1/2 [sum_i (1/y_i) log(L_i/L_{i+1}) + q_0/L_1]`` with ``L_{k+1} = 1``,
     ``L_i = L_{i+1} + y_i (q_i - q_{i-1})``, ``q_k = 1`` (the coefficient of ``1/(1 - q_k)`` of
-    ``(1/2n) log det`` of the jammed Parisi matrix, docs/committee.md Eq. KS.2)."""
-    q = np.asarray(q, dtype=float)
-    y = np.asarray(y, dtype=float)
+    ``(1/2n) log det`` of the jammed Parisi matrix, docs/committee.md Eq. KS.2).
+
+    Domain: q non-decreasing in [0, 1] with ``len(y) + 1`` entries, the last 1; y > 0 (ValueError
+    naming the argument otherwise)."""
+    check_real("q", q, function="jammed_spherical_entropic")
+    check_real("y", y, function="jammed_spherical_entropic")
+    q = np.atleast_1d(np.asarray(check_range("q", q, 0.0, 1.0), dtype=float))
+    y = np.atleast_1d(np.asarray(check_range("y", y, 0.0, lo_open=True), dtype=float))
     k = y.size
+    if q.size != k + 1 or q[-1] != 1.0 or np.any(np.diff(q) < 0):
+        raise ValueError(f"q must be non-decreasing with len(y) + 1 = {k + 1} entries ending with 1, got {q!r}")
     L = np.empty(k + 2)
     L[k + 1] = 1.0
     for i in range(k, 0, -1):
@@ -147,8 +167,13 @@ def nested_jamming_average(Q, yh, *, panels_per_width=1.0, nodes=10, span=SPAN, 
     -------
     float, or ``(Phi, dPhi/d eps)`` with ``cubic=True``
     """
-    Q = np.asarray(Q, dtype=float)
-    yh = np.asarray(yh, dtype=float)
+    check_real("Q", Q, function="nested_jamming_average")
+    check_real("yh", yh, function="nested_jamming_average")
+    Q = np.atleast_1d(np.asarray(check_range("Q", Q, 0.0, 1.0), dtype=float))
+    yh = np.atleast_1d(np.asarray(check_range("yh", yh), dtype=float))
+    panels_per_width = float(check_range("panels_per_width", panels_per_width, 0.0, lo_open=True))
+    nodes = check_int("nodes", nodes, 2)
+    span = float(check_range("span", span, 1.0))
     k = yh.size
     if Q.size != k + 1 or Q[-1] != 1.0:
         raise ValueError(f"Q must have len(yh) + 1 = {k + 1} entries ending with 1, got {Q!r}")
@@ -201,10 +226,15 @@ def jamming_ratio_quadrature(q, yh, kernel, scale, *, panels_per_width=1.0, node
     -------
     float, or ``(R, change)`` with ``error=True``
     """
-    q = np.asarray(q, dtype=float)
-    yh = np.asarray(yh, dtype=float)
+    check_real("q", q, function="jamming_ratio_quadrature")
+    check_real("yh", yh, function="jamming_ratio_quadrature")
+    check_real("scale", scale, function="jamming_ratio_quadrature")
+    q = np.atleast_1d(np.asarray(check_range("q", q, 0.0, 1.0), dtype=float))
+    yh = np.atleast_1d(np.asarray(check_range("yh", yh, 0.0, lo_open=True), dtype=float))
     if not (scale > 0.0 and math.isfinite(scale)):
         raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
+    if not callable(kernel):
+        raise TypeError(f"jamming_ratio_quadrature: kernel must be callable q -> Q(q), got {kernel!r}")
     if q.size != yh.size + 1 or q[-1] != 1.0 or not (q[0] > 0.0 and np.all(np.diff(q) > 0)):
         raise ValueError(f"q must be increasing in (0, 1] with len(yh) + 1 entries ending with 1, got {q!r}")
     Q = np.array([float(kernel(float(v))) for v in q[:-1]] + [1.0])
