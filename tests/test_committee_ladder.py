@@ -130,6 +130,8 @@ def test_ladder_values_and_the_second_discretisation(activation):
         assert r.alpha_c < prev and r.alpha_previous == pytest.approx(prev, rel=1e-12)
         assert r.relative_drop == pytest.approx((prev - r.alpha_c) / prev, rel=1e-12)
         assert np.all(np.diff(r.q) > 0) and r.q[-1] == 1.0 and np.all(r.yhat > 0)
+        if k >= 2:       # three different starts reach the same minimum
+            assert len(r.start_values) == 3 and np.ptp(r.start_values) < 1e-10 * r.alpha_c
         assert np.allclose(r.Q[:-1], [_Q(activation, v) for v in r.q[:-1]], rtol=1e-13)
         # (relu 1rsb: tcm_capacity keeps the older effective-perceptron route, equal to 1e-10)
         assert cm.tcm_capacity(math.inf, activation, f"{k}rsb") == pytest.approx(r.alpha_c, rel=1e-10)

@@ -215,6 +215,9 @@ def _kstep_starts(prob, prev):
     return cands
 
 
+_START_VALUES = {}    # (activation, ln_K, k) -> the minima reached from the three starts of _kstep
+
+
 @lru_cache(maxsize=64)
 def _kstep(activation, ln_K, k):
     """k-step minimum of R with free breakpoints (KStepSolution), k >= 1, each k from k - 1.
@@ -226,15 +229,17 @@ def _kstep(activation, ln_K, k):
         return _one_rsb(activation, ln_K)
     prob = _problem(activation, ln_K)
     prev = _kstep(activation, ln_K, k - 1)
-    best, last = None, None
+    best, last, values = None, None, []
     for _, xs, ys in _kstep_starts(prob, prev)[:3]:
         try:
             sol = _solve_refined(activation, ln_K, xs, ys)
         except ConvergenceError as exc:
             last = exc
             continue
+        values.append(sol.value)
         if best is None or sol.value < best.value:
             best = sol
+    _START_VALUES[(activation, ln_K, k)] = tuple(values)
     if best is None or not best.value <= prev.value * (1.0 + 1e-12):
         raise ConvergenceError(f"tcm_kstep_inf: no {k}-step minimum found for activation={activation!r}"
                                + (f", ln_K={ln_K:g}" if activation == "sign" else ""),
@@ -275,7 +280,8 @@ def _kstep_point(activation, ln_K, k, check):
     gaps = np.diff(np.asarray(sol.q, dtype=float))
     extra = {"k": k, "lattice_error": sol.lattice_error, "alpha_previous": prev,
              "relative_drop": (prev - sol.value) / prev, "alpha_rs": _alpha_rs(activation, ln_K), "scale": s,
-             "min_breakpoint_gap": float(gaps.min())}
+             "min_breakpoint_gap": float(gaps.min()),
+             "start_values": _START_VALUES.get((activation, ln_K, k), (sol.value,))}
     err = float(sol.lattice_error)
     if check:
         ref, ref_err = jamming_ratio_quadrature(q, sol.m, _reference_kernel(activation), s, error=True)
@@ -444,7 +450,9 @@ def tcm_kstep_inf(activation, k, *, K=None, ln_K=None, check=False):
     = ``stability`` of R in the solver's variables (all > 0: a minimum; ``rs_stable`` is True
     then), ``residual`` (max gradient), ``error`` (lattice change on a twice finer lattice, and the
     reference difference with ``check``), ``extra``: ``alpha_previous`` ((k-1)-step value, RS for
-    k = 1), ``relative_drop``, ``lattice_error``, ``min_breakpoint_gap``.  Cached per arguments.
+    k = 1), ``relative_drop``, ``lattice_error``, ``min_breakpoint_gap``, ``start_values`` (the
+    minima reached from the three starts: equal to ~1e-12 for relu, erf and quadratic up to
+    k = 4, i.e. the minimum found does not depend on the start).  Cached per arguments.
     """
     check_choice("activation", activation, INF_ACTIVATIONS)
     k = check_int("k", check_real("k", k, function="tcm_kstep_inf"), 1)
