@@ -52,6 +52,31 @@ def signed_eigenvalues(sign):
     return fn
 
 
+class _Stability:
+    """The ``stability`` field of :class:`SaddlePoint`: the value given to the constructor, or --
+    computed on first access -- the one its model registered (:func:`register_stability`), or None.
+    (A descriptor-typed dataclass field: its default is ``None``.)"""
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return None
+        d = obj.__dict__
+        if "_stability" not in d:
+            fn = _STABILITY.get(d.get("model"))
+            value = None
+            if fn is not None:
+                try:
+                    value = fn(obj)
+                except (ValueError, ArithmeticError):   # e.g. a boundary point (R = 1) without a Hessian
+                    value = None
+            d["_stability"] = value
+        return d["_stability"]
+
+    def __set__(self, obj, value):
+        if value is not None:
+            obj.__dict__["_stability"] = value
+
+
 @dataclass(frozen=True)
 class SolveInfo:
     """Raw outcome of a numerical solve."""
@@ -118,17 +143,7 @@ class SaddlePoint(Result):
     ansatz: str = "rs"
     error: Any = 0.0
     headline: Any = field(default=None, repr=False)
-
-    @property
-    def stability(self):
-        """Stability eigenvalues, positive = stable (see the class docstring), or None."""
-        fn = _STABILITY.get(self.model)
-        if fn is None:
-            return None
-        try:
-            return fn(self)
-        except (ValueError, ArithmeticError):   # e.g. a boundary point (R = 1) without a Hessian
-            return None
+    stability: Any = _Stability()
 
     def _summary_items(self):
         from .result import format_value, short

@@ -62,7 +62,9 @@ _RSB_BUILDING_BLOCKS = ("Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "
                         "fd_hessian", "Problem", "KStepSolution", "ParisiSolution", "graded_grid", "richardson",
                         "SKGroundState", "PowerHingeFrozen", "kernel_kstep_average", "KernelJammingProblem",
                         "identity_kernel", "IsingTerminal", "IsingFrozen", "HardFrozen", "IsingEntropic",
-                        "ising_entropic", "ising_lattice", "Stationary", "solve_stationary")
+                        "ising_entropic", "ising_lattice", "Stationary", "solve_stationary",
+                        "frozen_cubic_moment", "frozen_soft_hinge", "jammed_spherical_entropic",
+                        "jamming_ratio_quadrature", "nested_jamming_average")
 NOT_SOLVERS.update({f"statmech.rsb.{n}": "a building block of the RSB core (channels, lattices, averages, "
                                           "problem and result classes)" for n in _RSB_BUILDING_BLOCKS})
 
