@@ -36,7 +36,7 @@ from ..result import Result
 from ._online_common import (check_convention, check_lr, check_noise, check_sizes, check_teacher, expand, generic_rhs,
                              pack, resolve_activation, teacher_parts, weights)
 from ._online_integrate import dop853, tableau
-from ._online_odes import eps_state, n_state, rhs
+from ._online_odes import eps_state, eval_plan, n_state, plan_entries, rhs, unpack_full
 
 __all__ = ["online_plateau", "OnlinePlateau"]
 
@@ -66,14 +66,6 @@ class _System:
         if self.act.code < 3:
             return float(eps_state(mode, self.act.code, y, self.K, self.M, self.T, self.a, self.b))
         return float(generic_rhs(mode, self.act, y, self.K, self.M, self.T, self.a, self.b, 0.0, 0.0)[1])
-
-    def jvp(self, mode, y, v, h=1e-3):
-        """J v by central differences with one Richardson step (error O(h^4))."""
-        scale = h * max(1.0, float(np.abs(y).max())) / max(float(np.abs(v).max()), 1e-300)
-
-        def d(s):
-            return (self.f(mode, y + s * v) - self.f(mode, y - s * v)) / (2.0 * s)
-        return (4.0 * d(0.5 * scale) - d(scale)) / 3.0
 
 
 def _newton(fun, x0, jac, tol=1e-16, maxiter=60, function="online_plateau", point=None):
@@ -129,53 +121,91 @@ def _fd_jac(fun, x, h=1e-6):
 
 
 # ------------------------------------------------------------------ symmetry blocks
+def _entries(sys, y, targets):
+    """Selected entries of the full right-hand side at the full state y (see plan_entries)."""
+    K, M = sys.K, sys.M
+    U = K + M
+    Cm = np.empty((U, U))
+    unpack_full(np.ascontiguousarray(y, dtype=float), K, M, sys.T, Cm)
+    nt = targets.shape[0]
+    n = nt * (2 * U + U * (U + 1) // 2 + 1)
+    pk = np.empty(n, np.int64)
+    pc = np.empty((n, 4, 4))
+    pi = np.empty((n, 4), np.int64)
+    pt = np.empty(n, np.int64)
+    pf = np.empty(n)
+    m = plan_entries(Cm, K, M, sys.a, sys.b, sys.lr, sys.noise2, targets, pk, pc, pi, pt, pf)
+    out = np.zeros(nt)
+    if sys.act.code < 3:
+        eval_plan(sys.act.code, m, pk, pc, pi, pt, pf, out)
+    else:
+        from ._online_generic import eval_plan_generic
+        eval_plan_generic(sys.act.generic, m, pk, pc, pi, pt, pf, out)
+    return out
+
+
 def _blocks(sys, x):
     """Eigenvalues of the full Jacobian at the S_K x S_M symmetric state x = (Q, C, R):
-    {component: (eigenvalues of the block, multiplicity)}."""
+    {component: (eigenvalues of the block, multiplicity)}.
+
+    For each component, the Jacobian maps the basis vectors b_j (one copy of each occurrence of
+    the irreducible representation) into their span; J b_j is read off at as many entries of the
+    right-hand side as the block has rows (central differences of those entries only, with one
+    Richardson step), so the cost is O((K + M)^2) integrals per block at any K."""
     K, M = sys.K, sys.M
     Q, R = expand(1, x, K, M)
     y = pack(Q, R)
-    nq = K * (K + 1) // 2
     iu = np.triu_indices(K)
+    scale = 1e-3 * max(1.0, float(np.abs(y).max()))
 
     def vec(dQ, dR):
         return np.concatenate([dQ[iu], dR.ravel()])
 
-    def block(basis):
-        B = np.array(basis).T                               # n x m
-        JB = np.column_stack([sys.jvp(0, y, B[:, j]) for j in range(B.shape[1])])
-        coef, *_ = np.linalg.lstsq(B, JB, rcond=None)
+    def block(basis, readout):
+        """basis: list of (dQ, dR); readout: targets (kind, i, k|n) where basis values form an invertible matrix."""
+        tg = np.array(readout, dtype=np.int64)
+        Bv = np.array([[dQ[t[1], t[2]] if t[0] == 0 else dR[t[1], t[2]] for t in readout] for dQ, dR in basis]).T
+        cols = []
+        for dQ, dR in basis:
+            v = vec(dQ, dR)
+            d = [(_entries(sys, y + s * v, tg) - _entries(sys, y - s * v, tg)) / (2.0 * s) for s in (scale, 0.5 * scale)]
+            cols.append((4.0 * d[1] - d[0]) / 3.0)
+        coef = np.linalg.solve(Bv, np.column_stack(cols))
         return np.linalg.eigvals(coef)
 
     out = {}
-    # triv x triv: the symmetric subspace (reduced Jacobian, no full evaluation needed)
+    # triv x triv: the symmetric subspace (reduced Jacobian)
     red = (lambda z: sys.f(1, z))
     Jr = (4.0 * _fd_jac(red, x, 5e-4) - _fd_jac(red, x, 1e-3)) / 3.0
     if K == 1:
         Jr = Jr[np.ix_([0, 2], [0, 2])]
     out["triv x triv"] = (np.linalg.eigvals(Jr), 1)
+    ZQ, ZR = np.zeros((K, K)), np.zeros((K, M))
     if K >= 2:
         u = np.zeros(K)
         u[0], u[1] = 1.0, -1.0
-        basis = [vec(np.diag(u), np.zeros((K, M)))]
+        basis = [(np.diag(u), ZR)]
+        readout = [(0, 0, 0)]
         if K >= 3:
             off = u[:, None] + u[None, :]
             np.fill_diagonal(off, 0.0)
-            basis.append(vec(off, np.zeros((K, M))))
-        basis.append(vec(np.zeros((K, K)), np.repeat(u[:, None], M, axis=1)))
-        out["std_K x triv"] = (block(basis), K - 1)
+            basis.append((off, ZR))
+            readout.append((0, 0, 2))
+        basis.append((ZQ, np.repeat(u[:, None], M, axis=1)))
+        readout.append((1, 0, 0))
+        out["std_K x triv"] = (block(basis, readout), K - 1)
     if M >= 2:
         v = np.zeros(M)
         v[0], v[1] = 1.0, -1.0
-        out["triv x std_M"] = (block([vec(np.zeros((K, K)), np.repeat(v[None, :], K, axis=0))]), M - 1)
+        out["triv x std_M"] = (block([(ZQ, np.repeat(v[None, :], K, axis=0))], [(1, 0, 0)]), M - 1)
         if K >= 2:
-            out["std_K x std_M"] = (block([vec(np.zeros((K, K)), np.outer(u, v))]), (K - 1) * (M - 1))
+            out["std_K x std_M"] = (block([(ZQ, np.outer(u, v))], [(1, 0, 0)]), (K - 1) * (M - 1))
     if K >= 4:
         X = np.zeros((K, K))
         X[0, 1] = X[1, 0] = X[2, 3] = X[3, 2] = 1.0
         X[0, 2] = X[2, 0] = X[1, 3] = X[3, 1] = -1.0
-        out["[K-2,2] x triv"] = (block([vec(X, np.zeros((K, M)))]), K * (K - 3) // 2)
-    assert sum(len(e) * m for e, m in out.values()) == nq + K * M
+        out["[K-2,2] x triv"] = (block([(X, ZR)], [(0, 0, 1)]), K * (K - 3) // 2)
+    assert sum(len(e) * m for e, m in out.values()) == K * (K + 1) // 2 + K * M
     return out
 
 
@@ -432,7 +462,10 @@ def _result(sys, kind, x, res, it, step, convention, noise, ident):
     blocks = _blocks(sys, x)
     ev, mult, comp = _spectrum(blocks)
     lead = int(np.argmax(ev.real))
-    err = step
+    # rounding of the right-hand side (~1e-16 relative) through the symmetric Jacobian: at small lr
+    # its Q - C eigenvalue is ~ lr^2, and the fixed point is ill-conditioned in that direction
+    tt = np.abs(blocks["triv x triv"][0]) / sys.lr
+    err = max(step, 1e-16 * max(1.0, float(np.abs(x).max())) / max(float(tt.min()), 1e-300))
     if sys.act.code >= 3:
         sys.quad_error = 0.0
         sys.f(1, x, estimate=True)

@@ -150,6 +150,32 @@ def plan_full(y, K, M, T, a, b, lr, noise2, pk, pc, pi, pt, pf):
     return n
 
 
+@numba.njit(cache=True)
+def plan_entries(C, K, M, a, b, lr, noise2, targets, pk, pc, pi, pt, pf):
+    """Plan of selected entries of the full right-hand side: ``targets[j] = (0, i, k)`` for
+    dQ_ik/dalpha or ``(1, i, n)`` for dR_in/dalpha (output index j); O(K + M)^2 integrals each."""
+    U = K + M
+    n = 0
+    for j in range(targets.shape[0]):
+        i = targets[j, 1]
+        k = targets[j, 2]
+        if targets[j, 0] == 1:
+            for p in range(U):
+                wp = -a if p < K else b
+                n = _put(pk, pc, pi, pt, pf, n, K_I3, C, i, K + k, p, p, i, K + k, p, p, j, lr * a * wp)
+            continue
+        for p in range(U):
+            wp = -a if p < K else b
+            n = _put(pk, pc, pi, pt, pf, n, K_I3, C, i, k, p, p, i, k, p, p, j, lr * a * wp)
+            n = _put(pk, pc, pi, pt, pf, n, K_I3, C, k, i, p, p, k, i, p, p, j, lr * a * wp)
+            for q in range(p, U):
+                wq = -a if q < K else b
+                f = 1.0 if p == q else 2.0
+                n = _put(pk, pc, pi, pt, pf, n, K_I4, C, i, k, p, q, i, k, p, q, j, f * lr * lr * a * a * wp * wq)
+        n = _put(pk, pc, pi, pt, pf, n, K_J2, C, i, k, i, k, i, k, i, k, j, lr * lr * a * a * noise2)
+    return n
+
+
 # ---------------------------------------------------------------- symmetric (pattern) plans
 @numba.njit(cache=True)
 def _vcov(mode, x, t1, l1, t2, l2):
