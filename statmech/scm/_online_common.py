@@ -185,7 +185,7 @@ def teacher_parts(T):
     return float(T[0, 0]), float(T[0, 1]) if M > 1 else 0.0
 
 
-def generic_rhs(mode, act, y, K, M, T, a, b, lr, noise2, estimate=False):
+def generic_rhs(mode, act, y, K, M, T, a, b, lr, noise2, estimate=False, order_scale=1.0):
     """(dy/dalpha, eps_g, error estimate) for any g (numpy quadrature of the plan)."""
     from ._online_generic import eval_plan_generic
     if mode == 0:
@@ -203,5 +203,5 @@ def generic_rhs(mode, act, y, K, M, T, a, b, lr, noise2, estimate=False):
         Td, To = teacher_parts(T)
         m = plan_sym(mode, np.ascontiguousarray(y, dtype=float), K, M, Td, To, a, b, lr, noise2, pk, pc, pi, pt, pf)
     out = np.zeros(n_state(mode, K, M))
-    eps, err = eval_plan_generic(act.generic, m, pk, pc, pi, pt, pf, out, estimate)
+    eps, err = eval_plan_generic(act.generic, m, pk, pc, pi, pt, pf, out, estimate, order_scale)
     return out, eps, err

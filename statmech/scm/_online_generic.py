@@ -5,16 +5,19 @@ I4, J2 after merging repeated indices) is computed in the eigen-coordinates of t
 u = V sqrt(Lambda) z with z standard normal in r = rank dimensions, by the tensor product of
 probabilists' Gauss--Hermite rules.  I3 = E[g'(u_a) u_b g(u_c)] is first reduced to the two
 fields (u_a, u_c) by replacing u_b with its projection on them (the rest is independent and has
-mean zero).  Orders (nodes per dimension) 96, 64, 32, 20 for r = 1, 2, 3, 4: exact for
-polynomials of degree 2n - 1; for entire g (erf, tanh ...) the error is ~1e-13 (erf run through this
-path against its closed forms: ``tests/test_online.py``), for g analytic in a strip of half
-width d it decays like exp(-2 d sqrt(2n)), and for g with kinks only algebraically (ReLU: ~1e-5;
-use the closed forms there).  :func:`eval_plan_generic` also returns an error *estimate*: the
+mean zero).  Orders (nodes per dimension) 96, 64, 32, 16 for r = 1, 2, 3, 4: exact for
+polynomials of degree 2n - 1.  The error of a 4-dimensional I4 with O(1) covariances is ~6e-6 for
+erf (entire but steep for large variance: the Hermite coefficients decay like (s/(1+s))^n), ~3e-4
+for tanh and ESP(3) (poles at distance ~1 from the real axis: exp(-2 d sqrt(2n)) convergence),
+and algebraic for kinks (use the ReLU closed forms); in the ODE right-hand sides the errors are
+smaller (erf run through this path agrees with the closed forms to ~1e-9 at K = M = 2:
+``tests/test_online.py``).  :func:`eval_plan_generic` also returns an error *estimate*: the
 largest difference between the rule and one of order ~3/4 n, over all integrals of the plan.
 
 g' comes from ``g.derivative(x)`` when the activation object has one (``statmech.activations.ESP``
-does); otherwise from the 8th-order central difference with step 1e-3 (max(1, |x|)), whose
-truncation error for smooth g is ~1e-13 relative.
+does); otherwise from the 4th-order central difference with step 1e-4 max(1, |x|) (truncation
+~1e-17, rounding ~1e-12 relative for smooth g).  This path is slow: a right-hand side of the
+K = M = 2 ODEs costs ~0.1-1 s (10^5 times the closed forms).
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ import numpy as np
 from ._online_odes import K_I2, K_I3, K_I4, K_J2
 
 #: nodes per dimension of the tensor rules, by dimension
-ORDERS = {1: 96, 2: 64, 3: 32, 4: 20}
+ORDERS = {1: 96, 2: 64, 3: 32, 4: 16}
 _MAX_POINTS = 2_000_000          # batch size bound (entries x nodes) of one vectorized evaluation
 
 
@@ -49,11 +52,11 @@ def derivative_of(g):
     d = getattr(g, "derivative", None)
     if callable(d):
         return d
-    c = np.array([4 / 5, -1 / 5, 4 / 105, -1 / 280])
+    c = np.array([2 / 3, -1 / 12])
 
     def dg(x):
         x = np.asarray(x, dtype=float)
-        h = 1e-3 * np.maximum(1.0, np.abs(x))
+        h = 1e-4 * np.maximum(1.0, np.abs(x))
         acc = np.zeros_like(x)
         for k, ck in enumerate(c, start=1):
             acc += ck * (np.asarray(g(x + k * h), dtype=float) - np.asarray(g(x - k * h), dtype=float))
@@ -69,14 +72,14 @@ class Activation:
         self.dg = derivative_of(g)
         self.name = name
 
-    def values(self, x):
-        gx = np.asarray(self.g(x), dtype=float)
-        dx = np.asarray(self.dg(x), dtype=float)
-        if gx.shape != x.shape or dx.shape != x.shape:
+    def values(self, x, derivative=False):
+        """g(x) (or g'(x)) on an array, checked."""
+        v = np.asarray(self.dg(x) if derivative else self.g(x), dtype=float)
+        if v.shape != x.shape:
             raise ValueError(f"activation {self.name} must map arrays elementwise (shape {x.shape})")
-        if not (np.all(np.isfinite(gx)) and np.all(np.isfinite(dx))):
+        if not np.all(np.isfinite(v)):
             raise ValueError(f"activation {self.name} returned non-finite values")
-        return gx, dx
+        return v
 
 
 def _fields(kind, c, ids):
@@ -144,7 +147,13 @@ def _batch(act, preps):
         for j, p in enumerate(chunk):
             Sb[j, :p[0].shape[0]] = p[0]
         U = np.einsum("nr,jdr->jnd", Z, Sb)          # entries x nodes x fields
-        gx, dx = act.values(U)
+        gx = np.zeros_like(U)
+        dx = np.zeros_like(U)
+        for f in range(d):                            # g and g' only where a factor needs them
+            if any(fi == f and fac == "g" for p in chunk for fi, fac in p[1]):
+                gx[:, :, f] = act.values(U[:, :, f])
+            if any(fi == f and fac == "dg" for p in chunk for fi, fac in p[1]):
+                dx[:, :, f] = act.values(U[:, :, f], derivative=True)
         for j, (S, factors, lin, _) in enumerate(chunk):
             val = np.ones(W.size)
             for f_idx, fac in factors:
@@ -156,22 +165,40 @@ def _batch(act, preps):
     return out
 
 
+def _key(kind, c, ids):
+    """Entries with the same kind, label pattern and covariance are the same integral."""
+    first = {}
+    pattern = tuple(first.setdefault(x, len(first)) for x in ids)
+    return kind, pattern, np.round(c, 15).tobytes()
+
+
 def _values(act, n, pk, pc, pi, order_scale=1.0):
-    """The integrals of the first n plan entries (batched by rank and order)."""
-    preps = [_prepare(int(pk[j]), pc[j], tuple(int(x) for x in pi[j]), order_scale) for j in range(n)]
+    """The integrals of the first n plan entries (duplicates computed once, batched by rank and order)."""
+    uniq = {}
+    where = np.empty(n, dtype=np.int64)
+    reps = []
+    for j in range(n):
+        ids = tuple(int(x) for x in pi[j])
+        k = _key(int(pk[j]), pc[j], ids)
+        if k not in uniq:
+            uniq[k] = len(reps)
+            reps.append(j)
+        where[j] = uniq[k]
+    preps = [_prepare(int(pk[j]), pc[j], tuple(int(x) for x in pi[j]), order_scale) for j in reps]
     groups = {}
-    for j, p in enumerate(preps):
-        groups.setdefault((p[0].shape[1], p[3]), []).append(j)
-    vals = np.empty(n)
+    for u, p in enumerate(preps):
+        groups.setdefault((p[0].shape[1], p[3]), []).append(u)
+    vals = np.empty(len(reps))
     for idx in groups.values():
-        vals[idx] = _batch(act, [preps[j] for j in idx])
-    return vals
+        vals[idx] = _batch(act, [preps[u] for u in idx])
+    return vals[where]
 
 
-def eval_plan_generic(act, n, pk, pc, pi, pt, pf, out, estimate=False):
+def eval_plan_generic(act, n, pk, pc, pi, pt, pf, out, estimate=False, order_scale=1.0):
     """out[t] += coef * integral for the plan entries (any g); returns (eps_g sum, error
-    estimate: max |coef| |I_n - I_{3n/4}| over the entries, 0.0 unless ``estimate``)."""
-    vals = _values(act, n, pk, pc, pi)
+    estimate: max |coef| |I_n - I_{3n/4}| over the entries, 0.0 unless ``estimate``).
+    ``order_scale`` < 1: lower orders (a rough evaluation, e.g. to relax towards a fixed point)."""
+    vals = _values(act, n, pk, pc, pi, order_scale)
     err = 0.0
     if estimate:
         low = _values(act, n, pk, pc, pi, 0.75)
@@ -191,8 +218,7 @@ def expectation(act, cov, factors):
     r = S.shape[1]
     Z, W = _grid(r, ORDERS.get(r, 20) if r else 1)
     U = Z @ S.T
-    gx, dx = act.values(U)
     val = np.ones(W.size)
     for f_idx, fac in factors:
-        val = val * (gx[:, f_idx] if fac == "g" else dx[:, f_idx] if fac == "dg" else U[:, f_idx])
+        val = val * (U[:, f_idx] if fac == "u" else act.values(U[:, f_idx], derivative=(fac == "dg")))
     return float(W @ val)
