@@ -18,16 +18,16 @@ from ._data import DataSpec, call, load
 CURVES = ((2, "erf", 0.5), (3, "erf", 0.5), (2, "relu", 0.2), (3, "relu", 0.1))
 #: alpha range of each case
 CURVE_ALPHA = {(2, "erf"): 600.0, (3, "erf"): 900.0, (2, "relu"): 500.0, (3, "relu"): 900.0}
-CURVE_N = 2000
-CURVE_SEEDS = 10
+CURVE_N = 1000
+CURVE_SEEDS = 6
 #: the escape-time study (K = M = 2 erf, lr = 0.5)
-ESCAPE_NS = (250, 500, 1000, 2000, 4000, 8000)
-ESCAPE_SEEDS = 80
-ESCAPE_ALPHA = 700.0
+ESCAPE_NS = (250, 500, 1000, 2000)
+ESCAPE_SEEDS = 30
+ESCAPE_ALPHA = 600.0
 #: K > M with output noise (Goldt et al. 2019)
 OVER_M = 2
-OVER_KS = (2, 3, 4, 6)
-OVER_LRS = (0.05, 0.1, 0.2, 0.4)
+OVER_KS = (2, 3, 4)
+OVER_LRS = (0.1, 0.2, 0.4)
 OVER_NOISE = 0.1
 
 
@@ -56,7 +56,7 @@ def escape_times(N, n_seeds, alpha_max=ESCAPE_ALPHA, lr=0.5, seed=5):
     return {"escape": s.escape, "escape_level": s.escape_level, "N": N}
 
 
-def overparam_final(K, M, lrs, noise, alpha_max=20000.0, seed=3):
+def overparam_final(K, M, lrs, noise, alpha_max=5000.0, seed=3):
     """Final eps_g of the ODEs (teacher output noise ``noise``) from small random overlaps, per lr:
     the end of a long integration, with the change over its last half as the convergence check."""
     from .. import scm
