@@ -6,6 +6,7 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -225,6 +226,18 @@ def _passage(al, eps, height, tol, rate):
     return PlateauPassage(height=float(height), entry=entry, exit=exit_, tol=float(tol), escape_rate=float(rate))
 
 
+def _plateau(K, M, activation, lr, convention, noise, T):
+    from ._online_fixed_points import online_plateau
+    return online_plateau(K, M, activation, lr, convention=convention, noise=noise, T=T)
+
+
+@lru_cache(maxsize=64)
+def _plateau_cached(K, M, name, lr, convention, noise, T_bytes):
+    """The plateau of a closed-form activation (cached: trajectories of one problem share it)."""
+    T = np.frombuffer(T_bytes).reshape(M, M)
+    return _plateau(K, M, name, lr, convention, noise, T)
+
+
 def online(K, M, activation, lr, alphas, *, Q0, R0, T=None, convention="saad-solla", noise=0.0, rtol=1e-10,
            atol=None, symmetric=True, estimate_error=True, plateau_tol=0.01, checkpoint=None, checkpoint_every=30.0,
            progress=False):
@@ -320,10 +333,9 @@ def online(K, M, activation, lr, alphas, *, Q0, R0, T=None, convention="saad-sol
     Td, To = teacher_parts(T)
     plateau_fp = None
     if M == 1 or np.allclose(T, To + (Td - To) * np.eye(M), rtol=0.0, atol=1e-14 * max(1.0, abs(Td))):
-        from ._online_fixed_points import online_plateau
         try:
-            plateau_fp = online_plateau(K, M, activation if act.code == 3 else act.name, lr, convention=convention,
-                                        noise=noise, T=T)
+            plateau_fp = (_plateau_cached(K, M, act.name, lr, convention, noise, T.tobytes()) if act.code < 3 else
+                          _plateau(K, M, activation, lr, convention, noise, T))
         except ConvergenceError:
             plateau_fp = None
     # outputs: the requested alphas and, for the plateau criterion, 32 points per decade
