@@ -411,16 +411,42 @@ def test_checkpoint_resume_gives_the_same_trajectory(tmp_path, monkeypatch):
     assert np.array_equal(res.eps_g, ref.eps_g) and np.array_equal(res.Q, ref.Q)
 
 
-def test_generic_activation_matches_the_closed_form():
-    from scipy.special import erf
+class _ErfGeneric:
+    """erf as a generic activation object (with its derivative)."""
+    name = "erf-generic"
 
-    def g(x):
+    def __call__(self, x):
+        from scipy.special import erf
         return erf(np.asarray(x) / math.sqrt(2))
-    p = scm.online_plateau(2, 2, g, 0.5)
-    assert p.Q == pytest.approx(ERF[2, "saad-solla"][0][0], abs=1e-7)
-    assert p.escape_rate == pytest.approx(ERF[2, "saad-solla"][0][4], abs=1e-6) and p.error < 1e-5
+
+    def derivative(self, x):
+        return math.sqrt(2 / math.pi) * np.exp(-np.asarray(x) ** 2 / 2)
+
+
+def test_generic_activation_matches_the_closed_form():
+    """erf through the quadrature path: the K = M = 2 right-hand side to its stated accuracy (4-d rule of
+    order 16: 4e-5 at these O(1) covariances), the asymptotics to 1e-12; ESP(inf) is ReLU exactly."""
+    from statmech.scm._online_common import generic_rhs, resolve_activation
+    act = resolve_activation(_ErfGeneric(), "test")
+    rng = np.random.default_rng(6)
+    C = _rand_cov(4, rng)
+    y = pack(C[:2, :2], C[:2, 2:])
+    out, eps, _ = generic_rhs(0, act, y, 2, 2, C[2:, 2:], 1.0, 1.0, 0.7, 0.0)
+    ref = np.empty(y.size)
+    e2 = O.rhs(0, 0, y, 2, 2, C[2:, 2:], 1.0, 1.0, 0.7, 0.0, ref)
+    assert np.abs(out - ref).max() < 1e-4 and eps == pytest.approx(e2, abs=1e-10)
+    a = scm.online_asymptotics(2, 2, _ErfGeneric())
+    assert a.lr_max == pytest.approx(ERF[2, "saad-solla"][1][0], rel=1e-12)
     from statmech.activations import ESP
     assert scm.online_asymptotics(2, 2, ESP(math.inf)).lr_max == pytest.approx(3 - math.sqrt(3), rel=1e-12)
+
+
+@pytest.mark.slow
+def test_generic_activation_plateau():
+    """online_plateau through the quadrature path (minutes): erf as a generic object."""
+    p = scm.online_plateau(2, 2, _ErfGeneric(), 0.5)
+    assert p.Q == pytest.approx(ERF[2, "saad-solla"][0][0], abs=1e-6)
+    assert p.escape_rate == pytest.approx(ERF[2, "saad-solla"][0][4], abs=1e-5)
 
 
 # ------------------------------------------------------------------ bad input

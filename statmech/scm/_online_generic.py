@@ -10,7 +10,7 @@ polynomials of degree 2n - 1.  The error of a 4-dimensional I4 with O(1) covaria
 erf (entire but steep for large variance: the Hermite coefficients decay like (s/(1+s))^n), ~3e-4
 for tanh and ESP(3) (poles at distance ~1 from the real axis: exp(-2 d sqrt(2n)) convergence),
 and algebraic for kinks (use the ReLU closed forms); in the ODE right-hand sides the errors are
-smaller (erf run through this path agrees with the closed forms to ~1e-9 at K = M = 2:
+smaller (erf run through this path agrees with the closed forms to 2e-9 ... 4e-5 at K = M = 2:
 ``tests/test_online.py``).  :func:`eval_plan_generic` also returns an error *estimate*: the
 largest difference between the rule and one of order ~3/4 n, over all integrals of the plan.
 
