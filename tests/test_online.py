@@ -475,9 +475,10 @@ def test_bad_input_names_the_argument(call, name):
 
 
 def test_divergence_raises_convergence_error():
+    """Linear g above lr_max = 2/(K a^2) = 1: the overlaps grow like exp(24 alpha) and overflow."""
     Q0, R0 = _init(2)
     with pytest.raises(ConvergenceError):
-        scm.online(2, 2, "erf", 8.0, [2000.0], Q0=Q0, R0=R0, estimate_error=False)
+        scm.online(2, 2, "linear", 3.0, [200.0], Q0=Q0, R0=R0, estimate_error=False)
 
 
 # ------------------------------------------------------------------ simulations

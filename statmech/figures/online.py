@@ -2,7 +2,7 @@
 
 Theory curves (the ODEs, plateaus, asymptotic rates) are computed live; the SGD runs are read from
 ``figures/data`` (``DATASETS``): online SGD by the exact overlap chain of
-:mod:`statmech.simulate.online_sgd` (``statmech figures --recompute online_sgd_curves`` etc.).
+:func:`statmech.simulate.online_sgd` (``statmech figures --recompute online_sgd_curves`` etc.).
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def initial_state(K, M, seed=1):
 
 def sgd_curve(K, activation, lr, alpha_max, N, n_seeds, seed=1):
     """Online SGD (overlap chain) from :func:`initial_state`: eps_g mean and standard error on a grid."""
-    from ..simulate.online_sgd import online_sgd
+    from ..simulate.online import online_sgd
     Q0, R0 = initial_state(K, K, seed)
     al = np.concatenate([[0.0], np.geomspace(1.0, alpha_max, 40)])
     s = online_sgd(K, K, activation, lr, al, N=N, n_seeds=n_seeds, Q0=Q0, R0=R0, seed=seed, executor="serial",
@@ -50,7 +50,7 @@ def sgd_curve(K, activation, lr, alpha_max, N, n_seeds, seed=1):
 
 def escape_times(N, n_seeds, alpha_max=ESCAPE_ALPHA, lr=0.5, seed=5):
     """Escape times of K = M = 2 erf online SGD at input dimension N from w_i ~ N(0, 0.2 I_N)."""
-    from ..simulate.online_sgd import online_sgd
+    from ..simulate.online import online_sgd
     s = online_sgd(2, 2, "erf", lr, [0.0, alpha_max], N=N, n_seeds=n_seeds, q0=0.2, seed=seed, executor="serial",
                    progress=False)
     return {"escape": s.escape, "escape_level": s.escape_level, "N": N}

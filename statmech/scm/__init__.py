@@ -89,7 +89,7 @@ Online learning (online SGD, Saad & Solla 1995): ``online(K, M, activation, lr, 
 lr)`` (the symmetric plateau and identical-students fixed points, their full stability spectrum and
 escape rate), ``online_asymptotics(K, K, activation)`` (lr_max, lr_opt, the optimal rate,
 eigenvalues(lr)); conventions ``"saad-solla"`` and ``"normalized"``.  Simulation:
-:mod:`statmech.simulate.online_sgd`.
+:func:`statmech.simulate.online_sgd`.
 See ``docs/scm.md`` for the derivations, corrections and validation numbers.
 """
 from ._activation import ACTIVATIONS, Activation, activation_info, pair_moment
