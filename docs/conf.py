@@ -198,7 +198,7 @@ def write_api_pages():
 
 
 #: order of the model documents on the "Models and methods" page; any other docs/*.md follows
-MODEL_ORDER = ["perceptron", "scm", "committee", "rsb", "franz_parisi", "negative_margin", "activations",
+MODEL_ORDER = ["perceptron", "scm", "online", "committee", "rsb", "franz_parisi", "negative_margin", "activations",
                "continuation", "algorithms", "simulation"]
 #: documents of the root page's own navigation, not model documents
 ROOT_DOCS = {"index", "developing"}

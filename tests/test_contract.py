@@ -174,6 +174,17 @@ def _intersections(q_max):
     return continuation.curve_intersections(line, line)
 
 
+def _online(K, M, activation, lr, convention):
+    """scm.online from fixed small random overlaps (a Gram matrix for every K, M <= 3)."""
+    R0 = 1e-2 * np.random.default_rng(K + 7 * M).standard_normal((K, M))
+    return scm.online(K, M, activation, lr, [0.0, 1.0, 10.0], Q0=0.3 * np.eye(K), R0=R0, convention=convention,
+                      estimate_error=False)
+
+
+ONLINE_ACT = st.sampled_from(["erf", "relu", "linear"])
+CONV = st.sampled_from(["saad-solla", "normalized"])
+
+
 def _fields(parity):
     """Local fields t of K hidden units, K odd (parity 1, sign) or even (0, ReLU)."""
     return st.integers(1, 4).flatmap(lambda n: st.lists(st.floats(-1e3, 1e3), min_size=2 * n - parity,
@@ -248,6 +259,15 @@ CASES = {
     "scm.scm_point": (S.scm_point, args(st.fixed_dictionaries({"K": st.floats(1.5, 30.0),
                                                                "activation": st.sampled_from(["erf", "relu"])})),
                       {"post": _order_never_none, "n": 1}),
+    # online learning: trajectories, plateaus, asymptotics (documented inf: lr_max of a linearisation
+    # that never loses stability; the escape rate of identical ReLU students, where the flow is not
+    # differentiable)
+    "scm.online": (_online, args(st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, 3]), ONLINE_ACT,
+                                 st.floats(1e-3, 5.0), CONV), {"n": 2}),
+    "scm.online_plateau": (S.online_plateau, args(st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, 3]), ONLINE_ACT,
+                                                  st.floats(1e-3, 3.0), convention=CONV), {"n": 2, "inf": ("escape_rate",)}),
+    "scm.online_asymptotics": (lambda K, act, conv: S.online_asymptotics(K, K, act, convention=conv),
+                               args(st.sampled_from([1, 2, 3]), SCM_ACT, CONV), {"n": 2, "inf": ("lr_max",)}),
     # tree committee machine
     "committee.tcm_storage": (C.tcm_storage, args(ALPHA, st.sampled_from([1, 3])), {"n": 1}),
     "committee.tcm_capacity": (C.tcm_capacity, args(ODD_K), {"inf": ("result",)}),
@@ -337,7 +357,8 @@ TYPICAL = {
     "franz_parisi.stochastic_energy": (0.55, 0.5, 20.0), "franz_parisi.stochastic_reference": (0.55, 0.5, 20.0),
     "franz_parisi.stochastic_perceptron": (0.55, 0.1, 0.7, 20.0), "scm.entropy": (0.3, 0.5, 0.4),
     "continuation.continue_point": (1.0,), "continuation.curve_intersections": (1.0,),
-    "scm.transitions": (26, "erf"), "scm.equilibria": (10.0, 2, "erf"), "committee.tcm_storage": (1.0, 3),
+    "scm.transitions": (26, "erf"), "scm.equilibria": (10.0, 2, "erf"), "scm.online": (2, 2, "erf", 0.5, "saad-solla"),
+    "scm.online_asymptotics": (2, "erf", "saad-solla"), "committee.tcm_storage": (1.0, 3),
 }
 
 EXEMPT = {
@@ -348,6 +369,8 @@ EXEMPT = {
     "scm.Branch": "result class", "scm.LearningCurve": "result class", "scm.Transitions": "result class",
     "scm.scm_lines": "the continuation engine over K (minutes); its transitions are scm.scm_transitions",
     "scm.scm_grid": "a checkpointed sweep of scm.scm_point (writes files)",
+    "scm.OnlineTrajectory": "result class", "scm.PlateauPassage": "result class", "scm.OnlinePlateau": "result class",
+    "scm.OnlineAsymptotics": "result class",
     "activations.Sigmoid": "numpy-style class (its values are gate_expectation's)",
     "activations.Softplus": "numpy-style class (its values are log_partition's)",
     "activations.ESP": "activation class (drawn as an activation of every scm solver)",
