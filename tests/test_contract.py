@@ -46,7 +46,7 @@ def args(*strategies, **kw):
 
 
 # ------------------------------------------------------------------------------- the check
-_SADDLE_OPTIONAL = {"hessian_eigenvalues", "replicon", "rs_stable", "headline"}
+_SADDLE_OPTIONAL = {"hessian_eigenvalues", "replicon", "rs_stable", "headline", "stability"}
 
 
 def _optional_fields(obj):
