@@ -18,7 +18,8 @@ import statmech
 from statmech.result import PROTOCOL, REPR_LIMIT, Result
 
 # the API modules whose names are classified here (the others follow as they join the protocol)
-MODULES = ["statmech.perceptron", "statmech.perceptron.advanced", "statmech.rsb"]
+MODULES = ["statmech.perceptron", "statmech.perceptron.advanced", "statmech.rsb", "statmech.activations",
+           "statmech.continuation"]
 
 P = "statmech.perceptron."
 SAMPLES = {
@@ -39,7 +40,43 @@ SAMPLES = {
     "statmech.rsb.solve_kstep": lambda m: m.sk_ground_state("1rsb").solution,
     "statmech.rsb.solve_frsb": lambda m: m.sk_ground_state("frsb", Ks=(4, 8)).solution,
     "statmech.rsb.minimize": lambda m: m.minimize(lambda x: float(x @ x), lambda x: 2 * x, np.array([1.0, -2.0])),
+    "statmech.activations.scm_transitions": lambda m: m.scm_transitions(2, [0.5, 2.0]),
+    "statmech.continuation.trace": lambda m: m.trace(_fold_problem(m), -1.0, 1.0, ds=0.05),
+    "statmech.continuation.analyze": lambda m: m.analyze(_fold_problem(m), -1.0, 1.0, starts=[[-1.5], [1.5]],
+                                                         ds=0.05),
+    "statmech.continuation.switch_branch": lambda m: m.switch_branch(
+        _pitchfork(m), m.trace(_pitchfork(m), -1.0, 1.0, ds=0.05).points("branch_point")[0], ds=0.05),
+    "statmech.continuation.deflate": lambda m: m.deflate(_fold_problem(m), 0.0, starts=[[-1.2]])[0],
+    "statmech.continuation.coexistence": lambda m: m.analyze(_first_order(m), -1.0, 1.0, starts=[[0.0]],
+                                                             ds=0.01).coexistence[0],
+    "statmech.continuation.continue_point": lambda m: m.continue_point(
+        _fold_two(m), m.trace(_fold_two(m), -1.0, 1.0, ds=0.05).points("fold")[0], "a", 0.8, 1.2, ds=0.05),
 }
+
+
+def _fold_problem(m):
+    import sympy as sp
+    x, p = sp.symbols("x p")
+    return m.Problem.from_sympy(x ** 4 / 4 - x ** 2 / 2 - p * x, [x], p, x0=[-1.5], p0=-1.0)
+
+
+def _pitchfork(m):
+    import sympy as sp
+    x, p = sp.symbols("x p")
+    return m.Problem.from_sympy(-p * x ** 2 / 2 + x ** 4 / 4, [x], p, x0=[0.0], p0=-1.0)
+
+
+def _first_order(m):
+    import sympy as sp
+    x, p = sp.symbols("x p")
+    return m.Problem.from_sympy(-p * x ** 2 / 2 - x ** 3 / 3 + x ** 4 / 4, [x], p, x0=[0.0], p0=-1.0)
+
+
+def _fold_two(m):
+    import sympy as sp
+    x, p, a = sp.symbols("x p a")
+    return m.Problem.from_sympy(x ** 4 / 4 - a * x ** 2 / 2 - p * x, [x], p, params=(a,), x0=[-1.5], p0=-1.0,
+                                param_values={"a": 1.0})
 
 _FUNCTIONAL = "a functional or its derivative at a given point (a number or an array)"
 _FLOAT = "a float convenience; its *_point twin returns the result"
@@ -67,6 +104,14 @@ _RSB_BUILDING_BLOCKS = ("Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "
                         "jamming_ratio_quadrature", "nested_jamming_average")
 NOT_SOLVERS.update({f"statmech.rsb.{n}": "a building block of the RSB core (channels, lattices, averages, "
                                           "problem and result classes)" for n in _RSB_BUILDING_BLOCKS})
+_ACT = "a function of the channel model evaluated element-wise (numbers), or its class/constant"
+NOT_SOLVERS.update({f"statmech.activations.{n}": _ACT for n in (
+    "Sigmoid", "Softplus", "partition_function", "gate_expectation", "esp", "esp_derivative", "log_partition",
+    "esp_variance", "gate_variance", "esp_parameter_derivatives", "gate_derivatives", "relu_pair_moment", "ESP",
+    "ESPTransitions", "SWISH_MIN_X", "SWISH_MIN_VALUE")})
+NOT_SOLVERS.update({f"statmech.continuation.{n}": "a class, constant or plotting function of the engine" for n in (
+    "KINDS", "Problem", "Branch", "SpecialPoint", "CoexistencePoint", "Analysis", "Curve", "plot_branches",
+    "plot_phase_diagram", "curve_intersections")})
 
 
 def _public(modname):
