@@ -238,3 +238,16 @@ def test_moved_names_warn_and_work():
     assert f is P_.advanced.jamming_kstep
     with pytest.warns(DeprecationWarning, match="binary_storage\\(alpha, kappa, ansatz='1rsb'\\)"):
         assert P_.binary_storage_1rsb is P_.advanced.binary_storage_1rsb
+
+
+def test_simulate_reexports_exactly_its_submodules_public_names():
+    import pkgutil
+    import statmech.simulate as S
+    found = {}
+    for info in pkgutil.iter_modules(S.__path__):
+        if not info.name.startswith("_"):
+            mod = importlib.import_module(f"statmech.simulate.{info.name}")
+            for n in getattr(mod, "__all__", ()):
+                found.setdefault(n, info.name)
+    assert S._WHERE == found
+    assert not {n for n in dir(S) if not n.startswith("_")} - set(S.__all__), "non-API names in statmech.simulate"
