@@ -42,7 +42,10 @@ def __getattr__(name):
     sub = _WHERE.get(name)
     if sub is None:
         raise AttributeError(f"module 'statmech.simulate' has no attribute {name!r}")
-    return getattr(_importlib.import_module(f"{__name__}.{sub}"), name)
+    mod = _importlib.import_module(f"{__name__}.{sub}")
+    # a function named like its module (fp_enumeration): the module, which is callable as the
+    # function -- the same object in every import order (importing a submodule binds it here)
+    return mod if name == sub else getattr(mod, name)
 
 
 def __dir__():

@@ -21,6 +21,8 @@ averaged and the standard error is taken across instances.
 from __future__ import annotations
 
 import math
+import sys
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -163,3 +165,19 @@ def fp_enumeration(N, alpha, n_instances=20, n_refs=10, *, kappa=0.0, seed=0, di
     nsol_err = float(np.std(log_nsol, ddof=1) / math.sqrt(n_sat)) if n_sat > 1 else math.inf
     return FPEnumeration(N, alpha, P, np.arange(N + 1) / N, ent, err, deficit, err.copy(), frac,
                          float(np.mean(log_nsol)), n_instances, n_refs, n_sat, nsol_err)
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as its function :func:`fp_enumeration`.
+
+    Python binds an imported submodule to its package, so once this module is imported
+    ``statmech.simulate.fp_enumeration`` is the module, whatever the package re-exports; calling
+    it runs the function, so ``statmech.simulate.fp_enumeration(N, alpha, ...)`` works in every
+    import order (and ``from statmech.simulate.fp_enumeration import ...`` keeps working).
+    """
+
+    def __call__(self, *args, **kwargs):
+        return fp_enumeration(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
