@@ -7,7 +7,7 @@ changes and coexistence points at one value of the second parameter, and
 :func:`statmech.continuation.continue_point` follows each of them in that parameter.
 
 ``statmech phase-diagram scm --activation erf --K 2:50 --out FILE``
-    soft committee machine (seed 003, ``statmech.scm.free_energy``), lines in the (K, alpha)
+    soft committee machine (Oostwal, Straat & Biehl 2019, ``statmech.scm.free_energy``), lines in the (K, alpha)
     plane with K continuous: alpha_s (fold where the specialized minimum appears),
     alpha_c (coexistence of the two minima, or the branch point when the transition is
     continuous), alpha_d (where the unspecialized minimum loses stability, a branch point).

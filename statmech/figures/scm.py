@@ -1,4 +1,4 @@
-"""Soft committee machine figures (seed Figs. 2-5, and the transitions vs K)."""
+"""Soft committee machine figures (Oostwal, Straat & Biehl 2019, Figs. 2-5, and the transitions vs K)."""
 from __future__ import annotations
 
 import math
@@ -64,8 +64,8 @@ def make(out_dir):
     from .. import scm
     from . import save
     out_dir = Path(out_dir)
-    paths = [_fig_pair("erf", (2, 5), 100.0, "scm_erf_learning_curves.png", out_dir, "erf (seed Fig. 2)"),
-             _fig_pair("relu", (2, 10), 15.0, "scm_relu_learning_curves.png", out_dir, "ReLU (seed Fig. 3)")]
+    paths = [_fig_pair("erf", (2, 5), 100.0, "scm_erf_learning_curves.png", out_dir, "erf (Oostwal et al. 2019, Fig. 2)"),
+             _fig_pair("relu", (2, 10), 15.0, "scm_relu_learning_curves.png", out_dir, "ReLU (Oostwal et al. 2019, Fig. 3)")]
 
     # Fig. 4: ReLU K -> infinity
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -84,7 +84,7 @@ def make(out_dir):
         a.legend(fontsize=8)
     ax[0].set_ylabel("R")
     ax[1].set_ylabel(r"$\epsilon_g$")
-    ax[0].set_title(r"ReLU, $K\to\infty$ (seed Fig. 4): $\alpha_c = 2\pi$", fontsize=9)
+    ax[0].set_title(r"ReLU, $K\to\infty$ (Oostwal et al. 2019, Fig. 4): $\alpha_c = 2\pi$", fontsize=9)
     ax[1].set_title("both specialized minima generalize identically", fontsize=9)
     fig.tight_layout()
     paths.append(save(fig, out_dir / "scm_relu_K_infinity.png"))
@@ -98,7 +98,7 @@ def make(out_dir):
         a.axhline(0, color="0.8", lw=0.6)
         a.set_xlabel(r"$\alpha$")
         a.set_ylabel("C")
-        a.set_title(f"{act}, K = {K}: student-student overlap C (seed Fig. 5)", fontsize=9)
+        a.set_title(f"{act}, K = {K}: student-student overlap C (Oostwal et al. 2019, Fig. 5)", fontsize=9)
         a.legend(fontsize=7)
     ax[0].set_ylim(-0.004, 0.002)
     fig.tight_layout()

@@ -1,4 +1,4 @@
-"""K = 1 (seed Appendix C, Eqs. 29-33): the single-unit learning curve from the same
+"""K = 1 (Oostwal, Straat & Biehl 2019, Appendix C, Eqs. 29-33): the single-unit learning curve from the same
 site-symmetric beta f (S and C drop out at K = 1)."""
 from __future__ import annotations
 
