@@ -149,7 +149,7 @@ def run():
     p = scm.equilibria(50.0, 20, "erf")[0]
     t_bl = best_time(lambda: _full_blocks(info, 50.0, 20, p.R, p.S, p.C), repeat=5)
     t0 = time.perf_counter()
-    g, Hm = scm.full_hessian(50.0, 20, p.R, p.S, p.C, "erf")
+    g, Hm = scm.advanced.full_hessian(50.0, 20, p.R, p.S, p.C, "erf")
     ev = np.linalg.eigvalsh(Hm)
     t_d = time.perf_counter() - t0
     bl = _full_blocks(info, 50.0, 20, p.R, p.S, p.C)

@@ -175,7 +175,7 @@ def test_full_space_blocks_match_full_hessian_and_gradient_vanishes():
     K, a = 4, 50.0
     eq = scm.equilibria(a, K, "erf")
     for p in eq:
-        g, Hm = scm.full_hessian(a, K, p.R, p.S, p.C, "erf")
+        g, Hm = scm.advanced.full_hessian(a, K, p.R, p.S, p.C, "erf")
         assert np.max(np.abs(g)) < 1e-8  # site-symmetric stationary points are stationary in full space
         full = np.sort(np.linalg.eigvalsh(Hm))
         blocks = p.full_space_blocks
@@ -310,9 +310,9 @@ def test_learning_curve_relu_K10_large_alpha_and_speed():
 # --------------------------------------------------------------- K = 1
 def test_single_unit_inverse_curves_and_asymptotics():
     R = np.array([0.1, 0.5, 0.9, 0.999])
-    np.testing.assert_allclose(scm.alpha_of_R_single_unit(R, "erf"),
+    np.testing.assert_allclose(scm.advanced.alpha_of_R_single_unit(R, "erf"),
                                np.pi * R * np.sqrt(4 - R * R) / (2 * (1 - R * R)), rtol=1e-13)
-    np.testing.assert_allclose(scm.alpha_of_R_single_unit(R, "relu"),
+    np.testing.assert_allclose(scm.advanced.alpha_of_R_single_unit(R, "relu"),
                                4 * np.pi * R / ((1 - R * R) * (np.pi + 2 * np.arcsin(R))), rtol=1e-13)
     for act in ("erf", "relu"):
         s = scm.single_unit([1e4, 1e5], act)
@@ -367,7 +367,7 @@ def test_anti_specialized_state_is_a_saddle_in_the_full_space():
     K, a = 5, 70.0
     p = [q for q in scm.equilibria(a, K, "erf") if q.branch == "anti-specialized"][0]
     assert p.site_symmetric_stable and not p.full_space_stable
-    g, Hm = scm.full_hessian(a, K, p.R, p.S, p.C, "erf")
+    g, Hm = scm.advanced.full_hessian(a, K, p.R, p.S, p.C, "erf")
     w, V = np.linalg.eigh(Hm)
     v = V[:, 0]
     Rm, Qm = site_symmetric(K, p.R, p.S, p.C)

@@ -135,7 +135,7 @@ def test_full_space_blocks_match_dense_hessian_up_to_K_20(act):
     for K in range(2, 21):
         for a, R, S, C in ((50.0, 0.72, 0.068, -0.00035), (70.0, -0.33, 0.33, 0.007), (3.0, 0.1, 0.1, -0.01)):
             try:
-                g, H = scm.full_hessian(a, K, R, S, C, act)
+                g, H = scm.advanced.full_hessian(a, K, R, S, C, act)
             except ValueError:      # outside the domain at this K
                 continue
             ev = np.sort(np.linalg.eigvalsh(H))
@@ -168,9 +168,9 @@ def test_full_space_blocks_at_large_K_in_extended_precision():
 
 def test_full_hessian_domain():
     with pytest.raises(ValueError, match="K"):
-        scm.full_hessian(1.0, 41, 0.1, 0.1, 0.0)
+        scm.advanced.full_hessian(1.0, 41, 0.1, 0.1, 0.0)
     with pytest.raises(ValueError, match="K"):
-        scm.full_hessian(1.0, 2.5, 0.1, 0.1, 0.0)
+        scm.advanced.full_hessian(1.0, 2.5, 0.1, 0.1, 0.0)
 
 
 # ------------------------------------------------------------------------------ result protocol

@@ -17,7 +17,7 @@ changes and coexistence points at one value of the second parameter, and
     (zero of the RS entropy, an event of the engine continued in kappa).
 
 The lines are computed by the library: :func:`statmech.scm.scm_lines` and
-:func:`statmech.scm.scm_grid`, :func:`statmech.perceptron.perceptron_lines` (continuation problem
+:func:`statmech.scm.advanced.scm_grid`, :func:`statmech.perceptron.perceptron_lines` (continuation problem
 :func:`statmech.perceptron.advanced.binary_storage_problem`); this module parses, calls and prints.
 """
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _run_scm(args):
     table = res["integer_K"]
     if args.sweep:
         grid_out = (args.out + ".grid.json") if args.out else "scm_grid.json"
-        direct = scm.scm_grid(args.activation, [row["K"] for row in table], grid_out)
+        direct = scm.advanced.scm_grid(args.activation, [row["K"] for row in table], grid_out)
         for row, d in zip(table, direct):
             row.update({f"{k}_direct": d[k] for k in ("alpha_s", "alpha_c", "alpha_d")})
     data = {"model": "scm", "activation": args.activation, "K_range": [K_min, K_max], "K0": res["K0"],

@@ -73,7 +73,7 @@ def _textbook(out):
 
 def _scm_branches(out):
     import matplotlib.pyplot as plt
-    from ..scm import scm_transitions
+    from ..scm.advanced import scm_transitions
     tr = scm_transitions(5.0, "erf")
     an = tr["analysis"]
     fig, ax = plt.subplots(figsize=(7, 5.2), layout="constrained")

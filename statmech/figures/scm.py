@@ -70,7 +70,7 @@ def make(out_dir):
     # Fig. 4: ReLU K -> infinity
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
     Rg = np.concatenate([-np.geomspace(0.999, 1e-3, 300), np.geomspace(1e-3, 0.999, 300)])
-    b = scm.infinite_K_branch(Rg, "relu")
+    b = scm.advanced.infinite_K_branch(Rg, "relu")
     for sgn, c, lab in ((1, "C0", "R > 0"), (-1, "C3", "R < 0")):
         m = np.sign(b["R"]) == sgn
         ax[0].plot(b["alpha"][m], b["R"][m], color=c, label=lab)

@@ -75,20 +75,20 @@ Online learning (Saad & Solla 1995; docs/online.md)::
 
 Public API
 ----------
-``generalization_error(R, Q, T, activation)``, ``entropy(R, Q, T)``,
-``free_energy(alpha, K, R, S, C, activation, derivatives=False)``,
-``full_hessian(alpha, K, R, S, C, activation)`` (the K^2 + K(K-1)/2 individual overlaps),
-``equilibria(alpha, K, activation)``, ``learning_curve(K, activation, alphas)``,
-``transitions(K or [K...], activation, method="auto")`` (alpha_s <= alpha_c <= alpha_d at every
-K > 1 and K = inf; the direct solver in scaled variables, the Landau reduction where the transition
-is weakly first order, or ``method="continuation"``: the engine :mod:`statmech.continuation`, lines
-continued in K for sequences), ``continuation_problem(K, activation)``,
-``scm_problem(K, activation)`` (the same in (R, S, C)), ``scm_transitions(K, activation)``
-(the engine's full analysis, a dict), ``scm_lines(activation, K_min, K_max)`` and
-``scm_grid(activation, Ks, out)`` (phase-diagram lines and sweeps),
-``infinite_K_branch(R, activation)``, ``pair_moment(rho, activation)``,
-``alpha_of_R_single_unit(R, activation)`` and ``single_unit(alpha, activation)``
-(K = 1, Oostwal et al. (2019) Eqs. 29-33).  Simulation: :func:`statmech.simulate.gibbs_scm`.
+The questions: ``free_energy(alpha, K, R, S, C, activation, derivatives=False)`` (beta f, a
+:class:`FreeEnergy` with its gradient and Hessian), ``generalization_error(R, Q, T, activation)``,
+``entropy(R, Q, T)``, ``equilibria(alpha, K, activation)`` (every local minimum, the global one first,
+with its stability in the full space of individual overlaps), ``learning_curve(K, activation, alphas)``
+(every branch over an alpha grid and the equilibrium), ``transitions(K or [K...], activation,
+method="auto")`` (alpha_s <= alpha_c <= alpha_d at every K > 1 and K = inf), ``scm_lines(activation,
+K_min, K_max)`` (the phase-diagram lines in the (K, alpha) plane), ``large_alpha(K, activation)`` (the
+large-alpha law of the specialized minimum), ``single_unit(alpha, activation)`` (K = 1, Oostwal et al.
+(2019) Eqs. 29-33), ``pair_moment(rho, activation)`` and ``activation_info(activation)``.
+Simulation: :func:`statmech.simulate.gibbs_scm`.
+
+Method-specific entry points (the Hessian in the individual overlaps, the K = inf and K = 1 stationary
+curves, the continuation-engine problems and sweeps) are in :mod:`statmech.scm.advanced`; their old
+names here still work, with a DeprecationWarning.
 
 Online learning (online SGD, Saad & Solla 1995): ``online(K, M, activation, lr, alphas, Q0=, R0=)``
 (the order-parameter ODEs, with the plateau passed through), ``online_plateau(K, M, activation,
@@ -100,23 +100,24 @@ See ``docs/scm.md`` for the derivations, corrections and validation numbers.
 """
 from ._activation import ACTIVATIONS, Activation, activation_info, pair_moment
 from ._common import Transitions
-from ._engine import continuation_problem, scm_problem, scm_transitions
 from ._equilibria import equilibria
 from ._free_energy import FreeEnergy, entropy, free_energy, generalization_error
-from ._full_space import full_hessian
-from ._infinite_k import infinite_K_branch
 from ._large_alpha import LargeAlpha, large_alpha
 from ._learning_curve import Branch, LearningCurve, learning_curve
-from ._phase_diagram import scm_grid, scm_lines, scm_point
+from ._phase_diagram import scm_lines
 from ._online_asymptotics import OnlineAsymptotics, online_asymptotics
 from ._online_fixed_points import OnlinePlateau, online_plateau
 from ._online_trajectory import OnlineTrajectory, PlateauPassage, online
-from ._single_unit import alpha_of_R_single_unit, single_unit
+from ._single_unit import single_unit
 from ._transitions import transitions
 
-__all__ = ["ACTIVATIONS", "Activation", "activation_info", "pair_moment", "generalization_error", "continuation_problem",
-           "entropy", "free_energy", "FreeEnergy", "full_hessian", "equilibria", "learning_curve", "Branch",
-           "LearningCurve", "transitions", "Transitions", "alpha_of_R_single_unit", "single_unit",
-           "infinite_K_branch", "scm_problem", "scm_transitions", "scm_lines", "scm_point", "scm_grid",
-           "large_alpha", "LargeAlpha", "online", "online_plateau", "online_asymptotics", "OnlineTrajectory", "PlateauPassage", "OnlinePlateau",
+__all__ = ["ACTIVATIONS", "Activation", "activation_info", "pair_moment", "generalization_error", "entropy",
+           "free_energy", "FreeEnergy", "equilibria", "learning_curve", "Branch", "LearningCurve", "transitions",
+           "Transitions", "single_unit", "scm_lines", "large_alpha", "LargeAlpha", "advanced",
+           "online", "online_plateau", "online_asymptotics", "OnlineTrajectory", "PlateauPassage", "OnlinePlateau",
            "OnlineAsymptotics"]
+
+from . import advanced  # noqa: E402  (the method-specific entry points)
+from .._deprecation import moved as _moved  # noqa: E402
+
+__getattr__ = _moved(__name__, dict.fromkeys(advanced.__all__, "statmech.scm.advanced"))

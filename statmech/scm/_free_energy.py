@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ..errors import check_range
-from ..result import check_real
+from ..result import Result, check_real
 from ._activation import _pm2, activation_info
 from ._equations import _kern
 
@@ -117,19 +118,33 @@ def _check_alpha(alpha):
     return float(check_range("alpha", alpha, 0.0, ALPHA_MAX))
 
 
-@dataclass(frozen=True)
-class FreeEnergy:
+@dataclass(frozen=True, repr=False)
+class FreeEnergy(Result):
     """Value, gradient and Hessian of the site-symmetric beta f at one point.
 
     ``value`` = beta f (finite K) or beta f / K (K = inf, variables R, sigma = K S,
     gamma = K C); ``gradient`` (3,) and ``hessian`` (3, 3) in (R, S, C);
     ``generalization_error`` and ``entropy`` the two terms.
+
+    A closed form evaluated at a given point, not a solve: ``converged`` True, ``residual`` 0.0,
+    ``iterations`` 0, ``ansatz`` "rs" (the site-symmetric replica-symmetric high-temperature theory),
+    ``rs_stable`` None and ``stability`` None (not a stationary point in general: see
+    :func:`statmech.scm.equilibria` for the stability of the minima), ``error`` 0.0 (relative rounding
+    ~1e-16 of the sum of the moduli of the terms, see :func:`free_energy`).
     """
     value: float
     gradient: np.ndarray
     hessian: np.ndarray
     generalization_error: float
     entropy: float
+    converged: bool = True
+    residual: float = 0.0
+    iterations: int = 0
+    ansatz: str = "rs"
+    rs_stable: object = None
+    error: float = 0.0
+    stability: object = None
+    headline: ClassVar[str] = "value"
 
 
 def _fe_eval(info, alpha, K, R, S, C):

@@ -48,7 +48,7 @@ class Branch(Result):
     stable: np.ndarray
     one_minus_R: np.ndarray = None
     free_energy_error: np.ndarray = None
-    headline: ClassVar[str] = "name"
+    headline: ClassVar[str | None] = None     # a branch over a grid: no one headline number
 
     @property
     def converged(self):
@@ -117,7 +117,7 @@ class LearningCurve(Result):
     ansatz: str = "rs"
     rs_stable: object = None
     stability: object = None
-    headline: ClassVar[str] = "activation"
+    headline: ClassVar[str | None] = None     # a curve over a grid: no one headline number
 
 
 def _branch_from(name, alphas, out):
