@@ -409,8 +409,10 @@ def test_cli_transitions_json_and_bad_argument(capsys):
     from statmech.cli import main
     assert main(["scm", "transitions", "--K", "2", "inf", "--method", "direct", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["transitions"][0]["alpha_c"] == pytest.approx(23.675957245, rel=1e-9)
-    assert d["transitions"][1]["alpha_s"] == pytest.approx(60.9926164267, rel=1e-9)
+    assert d["command"] == "scm transitions" and d["results"][0]["converged"] is True
+    assert d["results"][0]["alpha_c"] == pytest.approx(23.675957245, rel=1e-9)
+    assert d["results"][1]["alpha_s"] == pytest.approx(60.9926164267, rel=1e-9)
+    assert d["results"][1]["K"] is None and d["results"][1]["alpha_d"] is None and "alpha_d" in d["null_reasons"]
     p = subprocess.run([sys.executable, "-m", "statmech", "scm", "equilibria", "--alpha", "-3", "--K", "2"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "alpha" in p.stderr
@@ -532,3 +534,30 @@ def test_large_K_alpha_d_from_engine_lines_against_mpmath():
     assert ref == pytest.approx(628.2557113030548, rel=1e-12)
     assert tr.alpha_d == pytest.approx(ref, rel=1e-8)
     assert tr.details["alpha_d_engine"] == pytest.approx(ref, rel=1e-7)
+
+
+def test_cli_scm_options_have_help_choices_and_uppercase_metavars():
+    import argparse
+    from statmech.cli import build_parser
+    top = build_parser()
+    sub = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices["scm"]
+    cmds = next(a for a in sub._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name in ("transitions", "equilibria", "large-alpha", "free-energy", "curve", "mc"):
+        for a in cmds[name]._actions:
+            if a.option_strings and a.dest != "help":
+                assert a.help, f"scm {name} {a.option_strings[0]} has no help"
+                assert a.metavar is None or a.metavar == a.metavar.upper(), (name, a.metavar)
+                if a.dest in ("activation", "method"):
+                    assert a.choices, f"scm {name} --{a.dest} has no choices"
+
+
+def test_cli_scm_json_schema(capsys):
+    import json
+    from statmech.cli import main
+    for argv in (["large-alpha", "--K", "5"], ["free-energy", "--alpha", "10", "--K", "5", "--R", "0.5", "--S", "0.1",
+                                                "--C", "0"], ["curve", "--K", "2", "--alpha-max", "30", "--n", "3"]):
+        assert main(["scm", *argv, "--json"]) == 0
+        d = json.loads(capsys.readouterr().out)
+        assert d["command"] == "scm " + argv[0]
+        assert {"converged", "ansatz", "error", "residual", "iterations"} <= set(d), argv
+    assert d["equilibrium"]["branch"][-1] == "specialized" and d["branches"]["specialized"]["R"][0] is None

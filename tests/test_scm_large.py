@@ -211,7 +211,8 @@ def test_cli_equilibria_answers_and_never_prints_an_empty_list(monkeypatch, caps
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    assert d["minima"][0]["branch"] == "specialized" and d["minima"][0]["R"] > 0.99999
+    assert d["results"][0]["branch"] == "specialized" and d["results"][0]["R"] > 0.99999
+    assert {"converged", "ansatz", "error", "rs_stable", "stability"} <= set(d["results"][0])
     from statmech.cli import main
     monkeypatch.setattr(scm, "equilibria", lambda *a, **k: ())
     assert main(["scm", "equilibria", "--alpha", "1e6", "--K", "5", "--json"]) == 1
