@@ -101,7 +101,8 @@ def _nullify(v, reasons, used, key=""):
         return {k: _nullify(x, reasons, used, k) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [_nullify(x, reasons, used, key) for x in v]
-    if key in reasons and isinstance(v, (float, np.floating)) and not math.isfinite(v):
+    if key in reasons and (v is None or isinstance(v, (float, np.floating)) and not math.isfinite(v)):
+        # a None under such a key is a non-finite value that statmech.result.flat already nulled
         used.add(key)
         return None
     return v
@@ -150,7 +151,7 @@ def emit_result(args, data: dict, result, text: str | None = None):
     return emit(args, data, text)
 
 
-def emit_results(args, results, text=None, *, extra=None, null_reasons=None):
+def emit_results(args, results, text=None, *, extra=None, null_reasons=None, omit=()):
     """Print one result, or a list of them, in the command line's one JSON schema.
 
     One result: ``{"command": ..., **statmech.result.flat(result), **extra}``; several:
@@ -158,13 +159,16 @@ def emit_results(args, results, text=None, *, extra=None, null_reasons=None):
     a list of dicts, one per result, merged into the records).  Every record carries the result's
     ``converged``, ``residual``, ``iterations``, ``ansatz``, ``rs_stable``, ``error`` and
     ``stability``; the same quantity has the same key in every subcommand.  An unstable RS
-    result gets the one-line note on stderr of :func:`emit_result`.  Returns the exit code of
-    :func:`emit`.
+    result gets the one-line note on stderr of :func:`emit_result`.  ``omit`` names fields left
+    out of every record (bulky per-site arrays such as a weight vector or a per-epoch history;
+    the command prints their summary in ``extra``).  ``null_reasons`` maps a field whose
+    non-finite value (JSON ``null``) is a documented answer to the reason (see :func:`emit`).
+    Returns the exit code of :func:`emit`.
     """
     from .result import flat
     many = isinstance(results, (list, tuple))
     rs = list(results) if many else [results]
-    recs = [flat(r) for r in rs]
+    recs = [{k: v for k, v in flat(r).items() if k not in omit} for r in rs]
     if many and isinstance(extra, (list, tuple)):
         recs = [{**rec, **(e or {})} for rec, e in zip(recs, extra)]
         extra = None
