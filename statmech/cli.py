@@ -210,7 +210,8 @@ def build_parser():
         formatter_class=argparse.RawDescriptionHelpFormatter)
     from . import __version__
     parser.add_argument("--version", action="version", version=f"statmech {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser,
+                                help="the model or task; 'statmech COMMAND --help' lists its subcommands and options")
     sub.required = True
     from . import commands
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
