@@ -197,3 +197,38 @@ def test_json_follows_the_one_schema(name, capsys):
         for e in _numbers(r["error"]):
             assert (e is None and "error" in nulls) or (isinstance(e, (int, float)) and not isinstance(e, bool)
                                                         and math.isfinite(e) and e >= 0), f"{name}: error {e!r}"
+
+
+# the examples of docs/cli.md, by their "command", and the run that printed them
+DOC_EXAMPLES = {
+    "perceptron capacity": ["perceptron", "capacity", "--kappa", "-1", "--ansatz", "1rsb", "--json"],
+    "simulate perceptron-rule": ["simulate", "perceptron-rule", "--N", "101", "--alpha", "0.3", "--teacher", "--json"],
+    "activations eval": ["activations", "eval", "--h", "-1", "0", "2", "--beta", "inf", "--json"],
+}
+
+
+def _close(a, b, path=""):
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and set(a) == set(b), f"{path}: keys {sorted(set(a) ^ set(b))}"
+        for k in a:
+            if k != "seconds":      # wall time
+                _close(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _close(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) and not isinstance(b, bool):
+        # a converged solver at its tolerance, not the last bit: residuals and errors agree to their size
+        assert b == pytest.approx(a, rel=1e-8, abs=1e-12), path
+    else:
+        assert a == b, path
+
+
+def test_the_documented_examples_are_what_the_commands_print(capsys):
+    from pathlib import Path
+    text = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, flags=re.S)]
+    assert sorted(b["command"] for b in blocks) == sorted(DOC_EXAMPLES)
+    for documented in blocks:
+        assert main(DOC_EXAMPLES[documented["command"]]) == 0
+        _close(json.loads(capsys.readouterr().out), documented, documented["command"])
