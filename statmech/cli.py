@@ -2,9 +2,14 @@
 
 Subcommands are contributed by the modules of :mod:`statmech.commands`: each
 defines ``register(subparsers)`` and sets ``func`` (a callable taking the parsed
-namespace and returning an exit code) on the parsers it adds.  ``--json`` output is
-produced with :func:`emit`; a command printing a replica result uses :func:`emit_result`,
-which adds the result's ``rs_stable`` and ``ansatz`` and notes an unstable RS value on stderr.
+namespace and returning an exit code) on the parsers it adds.  A command prints its results
+with :func:`emit_results`, in the one JSON schema of every subcommand (``"command"`` and the
+flat record :func:`statmech.result.flat` of each result: ``converged``, ``ansatz``, ``error``
+...; docs/cli.md); it notes an unstable RS result on stderr.  :func:`emit` prints a plain
+dict (a command with no solver result, ``statmech figures``).  Every option has help text,
+an enumeration has ``choices=``, a metavar is the UPPERCASE name of the quantity and a group
+of subcommands is ``COMMAND`` (``MODEL`` where each names a model); tests/test_cli_schema.py
+checks all of it for every subcommand.
 
 Exit codes: 0 success, 1 no result (a solver failed to converge, or a NaN or an undocumented
 None reached the output), 2 a bad argument (one line on stderr, never a traceback).
@@ -204,6 +209,7 @@ def build_parser():
                "  statmech scm transitions --K 5 --activation erf --json\n"
                "  statmech committee capacity --K 3 --activation sign --ansatz rs --json\n"
                "  statmech phase-diagram scm --activation erf --K 2:50 --out scm_erf.json\n"
+               "  statmech simulate stochastic-perceptron --N 1001 --alpha 0.55 --json\n"
                "  statmech figures --out figures\n"
                "'statmech COMMAND --help' lists each command's options.  Exit codes: 0 ok, "
                "1 no result (no convergence, NaN), 2 bad argument.",
