@@ -232,3 +232,23 @@ def test_the_documented_examples_are_what_the_commands_print(capsys):
     for documented in blocks:
         assert main(DOC_EXAMPLES[documented["command"]]) == 0
         _close(json.loads(capsys.readouterr().out), documented, documented["command"])
+
+
+def test_emit_results_nulls_only_documented_values(capsys):
+    from statmech.activations import channel_values
+    from statmech.cli import emit_results
+    args = argparse.Namespace(json=True, command_name="activations eval", beta=math.inf)
+    r = channel_values([1.0, -1.0], math.inf)          # log Z = inf at h = 1 (documented)
+    assert emit_results(args, r) == 1                  # without a reason the null is not a result
+    assert capsys.readouterr().out == ""
+    assert emit_results(args, r, null_reasons={"log_partition": "diverges"}, omit=("gate",)) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["log_partition"] == [None, 0.0] and "gate" not in d
+    assert d["null_reasons"] == {"beta": "beta = inf as given", "log_partition": "diverges"}
+
+
+def test_success_rate_without_a_crossing_says_why(capsys):
+    assert main(["simulate", "success-rate", "--N", "51", "--alpha", "0.1", "0.2", "--runs", "2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["successes"] == [2, 2] and d["p"] == [1.0, 1.0]      # far below the capacity: every run solves
+    assert d["algorithmic_capacity"] is None and "not identifiable" in d["null_reasons"]["algorithmic_capacity"]
