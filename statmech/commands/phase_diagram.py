@@ -47,7 +47,7 @@ def register(sub):
     s = ms.add_parser("scm", help="soft committee machine: alpha_s, alpha_c, alpha_d versus K (continuous)")
     s.add_argument("--activation", default="erf", choices=["erf", "relu"], metavar="ACTIVATION",
                    help="hidden-unit activation: erf or relu (default erf)")
-    s.add_argument("--K", default="2:20", metavar="KMIN:KMAX", help="K range MIN:MAX (K > 1, continuous; default 2:20)")
+    s.add_argument("--K", default="2:20", metavar="K_RANGE", help="K range MIN:MAX (K > 1, continuous; default 2:20)")
     s.add_argument("--K0", type=float, default=None, metavar="K",
                    help="K at which the lines are started (default 5 erf, 3 relu)")
     s.add_argument("--out", default=None, metavar="FILE", help="write the lines as JSON to this file (atomically)")
@@ -56,7 +56,7 @@ def register(sub):
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=_run_scm)
     q = ms.add_parser("perceptron", help="perceptron capacities versus the stability kappa")
-    q.add_argument("--kappa", default="-1:2", metavar="KMIN:KMAX", help="kappa range MIN:MAX (default -1:2)")
+    q.add_argument("--kappa", default="-1:2", metavar="KAPPA_RANGE", help="kappa range MIN:MAX (default -1:2)")
     q.add_argument("--out", default=None, metavar="FILE", help="write the lines as JSON to this file (atomically)")
     q.add_argument("--json", action="store_true", help="print JSON")
     q.set_defaults(func=_run_perceptron)
