@@ -171,6 +171,33 @@ def test_symmetric_pattern_sums_equal_the_full_right_hand_side(code):
         assert np.abs(o2 - ref).max() < 1e-14 and e_sym == pytest.approx(e_full, abs=1e-15)
 
 
+def test_fast_arcsine_against_mpmath():
+    import mpmath as mp
+    from statmech.scm._online_erf import asin_array
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-1, 1, 4000), 1 - rng.uniform(0, 1e-6, 200), -1 + rng.uniform(0, 1e-6, 200),
+                        rng.uniform(-1e-8, 1e-8, 200), [0.0, 0.5, -0.5, 1.0, -1.0, 0.25, np.nextafter(0.5, 0)]])
+    out = np.empty_like(x)
+    asin_array(x, out)
+    with mp.workprec(120):
+        ulps = [abs(float((mp.mpf(o) - mp.asin(mp.mpf(v))) / math.ulp(math.asin(v)))) if v != 0 else abs(o) / 5e-324
+                for v, o in zip(x, out)]
+    assert max(ulps) < 2.5                       # the docstring's bound (fdlibm's rational approximation)
+
+
+@pytest.mark.parametrize("K, M", [(4, 3), (6, 6), (5, 9)])
+def test_fused_erf_right_hand_side_equals_the_scalar_loops(K, M):
+    """The tiled, vectorized erf right-hand side (used at K >= 4) against the element-by-element one
+    (itself checked by the independent trajectory values below), at a generic covariance, a != b and noise."""
+    from statmech.scm._online_erf import rhs_full_erf
+    C = _rand_cov(K + M, np.random.default_rng(K + 10 * M))
+    n = K * (K + 1) // 2 + K * M
+    o1, o2 = np.empty(n), np.empty(n)
+    rhs_full_erf(C, K, M, 0.9, 1.2, 0.7, 0.3, o1)
+    O._rhs_full_erf(C, K, M, 0.9, 1.2, 0.7, 0.3, o2)
+    assert np.abs(o1 - o2).max() <= 1e-13 * np.abs(o2).max()
+
+
 def test_normalized_convention_is_saad_solla_at_lr_over_K_for_K_equal_M():
     """delta^norm = a^2 g'(x)((b/a) sum g(y) - sum g(x)): for K = M, normalized(lr) = saad-solla(lr/K)
     on the same time axis and eps_g^norm = eps_g^SS / K (docs/online.md)."""

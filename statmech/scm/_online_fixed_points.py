@@ -324,7 +324,8 @@ def _relax(sys, x0, identical):
     for _ in range(8):
         if sys.act.code < 3:
             out = dop853(1, sys.act.code, x, 0.0, t_end, np.array([t_end]), sys.K, sys.M, T, sys.a, sys.b, sys.lr,
-                         sys.noise2, 1e-9, 1e-12, 0.0, 200000, A, B, C, E3, E5, D)
+                         sys.noise2, 1e-9, 1e-12, 0.0, 200000, A, B, C, E3, E5, D, np.ones(1, np.bool_),
+                         np.array([1e-4, 0.0]))
             xn = out[1]
         else:
             # any g: pseudo-transient continuation (implicit Euler steps of growing length) on the

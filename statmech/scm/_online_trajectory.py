@@ -124,27 +124,31 @@ def _read_ckpt(path, fp):
     return data if data.get("fingerprint") == fp else None
 
 
-def _write_ckpt(path, fp, t, y, h, Y, n_done, counters):
+def _write_ckpt(path, fp, t, y, h, ctl, Y, n_done, counters):
     from ..io import atomic_write_json
-    atomic_write_json(path, {"fingerprint": fp, "t": t, "y": list(map(float, y)), "h": h, "n_done": int(n_done),
+    atomic_write_json(path, {"fingerprint": fp, "t": t, "y": list(map(float, y)), "h": h, "ctl": list(map(float, ctl)),
+                             "n_done": int(n_done),
                              "Y": [list(map(float, r)) for r in Y[:n_done]], "counters": list(map(float, counters))})
 
 
 # ------------------------------------------------------------------ one integration
-def _integrate(mode, act, y0, t_out, K, M, T, a, b, lr, noise2, rtol, atol, checkpoint, fp, every, bar):
-    """States at t_out (from alpha = 0): (Y, steps, rejected, n_rhs, local error sum, quadrature error)."""
+def _integrate(mode, act, y0, t_out, exact, K, M, T, a, b, lr, noise2, rtol, atol, checkpoint, fp, every, bar):
+    """States at t_out (from alpha = 0; ``exact``: the points that need the full-order interpolant):
+    (Y, steps, rejected, n_rhs, local error sum, quadrature error)."""
     n = y0.size
     nout = t_out.size
     t_end = float(t_out[-1])
     Y = np.empty((nout, n))
     t, y, h, done = 0.0, y0.copy(), 0.0, 0
     counters = [0, 0, 0, 0.0]
+    ctl = np.array([1e-4, 0.0])                 # the step-size controller's memory (see dop853)
     if checkpoint is not None:
         data = _read_ckpt(checkpoint, fp)
         if data is not None:
             t, y, h, done = float(data["t"]), np.array(data["y"]), float(data["h"]), int(data["n_done"])
             Y[:done] = np.array(data["Y"]).reshape(done, n)
             counters = list(data["counters"])
+            ctl = np.array(data["ctl"], dtype=float)
     tab = tableau()
     chunk = 200
     last_save = time.monotonic()
@@ -155,7 +159,8 @@ def _integrate(mode, act, y0, t_out, K, M, T, a, b, lr, noise2, rtol, atol, chec
             bar.refresh()
         t0 = time.perf_counter()
         if act.code < 3:
-            out = dop853(mode, act.code, y, t, t_end, t_out[done:], K, M, T, a, b, lr, noise2, rtol, atol, h, chunk, *tab)
+            out = dop853(mode, act.code, y, t, t_end, t_out[done:], K, M, T, a, b, lr, noise2, rtol, atol, h, chunk, *tab,
+                         exact[done:], ctl)
             Yc, y, h, t, io, st, rj, nf, status, es = out
             Y[done:done + io] = Yc[:io]
             done += io
@@ -186,7 +191,7 @@ def _integrate(mode, act, y0, t_out, K, M, T, a, b, lr, noise2, rtol, atol, chec
         if act.code < 3:
             chunk = int(min(100000, max(20, chunk * min(4.0, max(0.25, 0.5 * every / max(dt, 1e-6))))))
         if checkpoint is not None and done < nout and time.monotonic() - last_save >= every:
-            _write_ckpt(checkpoint, fp, t, y, h, Y, done, counters)
+            _write_ckpt(checkpoint, fp, t, y, h, ctl, Y, done, counters)
             last_save = time.monotonic()
     if bar is not None:
         bar.n = t_end
@@ -342,7 +347,8 @@ def online(K, M, activation, lr, alphas, *, Q0, R0, T=None, convention="saad-sol
     amax = float(al[-1])
     grid = np.geomspace(amax * 1e-6, amax, 6 * 32 + 1) if amax > 0 else np.zeros(0)
     t_all = np.unique(np.concatenate([al[al > 0], grid]))
-    fp = _fingerprint("online-v1", K, M, act.name, lr, convention, noise, mode, rtol, atol, T, y0, t_all)
+    exact = np.isin(t_all, al)                  # the requested alphas; the rest is the plateau grid
+    fp = _fingerprint("online-v3", K, M, act.name, lr, convention, noise, mode, rtol, atol, T, y0, t_all)
 
     bar = None
     if progress:
@@ -350,17 +356,17 @@ def online(K, M, activation, lr, alphas, *, Q0, R0, T=None, convention="saad-sol
         bar = tqdm(total=amax, desc=f"online K={K} M={M} {act.name}", leave=False, unit="alpha")
     try:
         if t_all.size:
-            Y, st, rj, nf, es, quad = _integrate(mode, act, y0, t_all, K, M, T, a, b, lr, noise ** 2, rtol, atol,
-                                                 checkpoint, fp, every, bar)
+            Y, st, rj, nf, es, quad = _integrate(mode, act, y0, t_all, exact, K, M, T, a, b, lr, noise ** 2, rtol,
+                                                 atol, checkpoint, fp, every, bar)
         else:
             Y, st, rj, nf, es, quad = np.zeros((0, y0.size)), 0, 0, 0, 0.0, 0.0
         eps_all = _eps(mode, act, Y, K, M, T, a, b) if t_all.size else np.zeros(0)
         error = es
         if estimate_error and t_all.size:
-            Y2, st, rj, nf, es2, quad2 = _integrate(mode, act, y0, t_all, K, M, T, a, b, lr, noise ** 2, rtol / 100.0,
-                                                    atol / 100.0, None, fp, every, None)
+            Y2, st, rj, nf, es2, quad2 = _integrate(mode, act, y0, t_all, exact, K, M, T, a, b, lr, noise ** 2,
+                                                    rtol / 100.0, atol / 100.0, None, fp, every, None)
             eps2 = _eps(mode, act, Y2, K, M, T, a, b)
-            error = float(np.max(np.abs(eps2 - eps_all)))
+            error = float(np.max(np.abs(eps2 - eps_all)[exact])) if exact.any() else 0.0
             Y, eps_all = Y2, eps2
         error += quad
     finally:
