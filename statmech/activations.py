@@ -92,6 +92,7 @@ import numpy as np
 import sympy as sp
 
 from .errors import ConvergenceError, check_finite, check_int, check_range
+from .result import Result
 from .symbolic import Scalar, kernels
 
 __all__ = ["Sigmoid", "Softplus", "partition_function", "gate_expectation", "esp", "esp_derivative", "log_partition",
@@ -446,8 +447,8 @@ def _esp_mean(beta, level):
 
 
 # --------------------------------------------------------------------------- SCM with ESP units
-@dataclass(frozen=True)
-class ESPTransitions:
+@dataclass(frozen=True, repr=False)
+class ESPTransitions(Result):
     """Specialization transitions of the K-unit soft committee machine with ESP(beta) units.
 
     Arrays over ``beta`` (ascending): ``alpha_s`` (specialized state appears), ``alpha_c``
@@ -475,6 +476,28 @@ class ESPTransitions:
     details: tuple
     interp_error: np.ndarray = None
     resolved: np.ndarray = None
+
+    # the Result protocol (statmech.result): alpha_c the headline; converged where resolved; the
+    # transitions are roots of the scm solvers (residual and iterations are theirs, in details);
+    # RS theory, its stability against replica symmetry breaking not computed (rs_stable None);
+    # error: interp_error times alpha_c, an indicator of the interpolant's effect (not a bound)
+    headline = "alpha_c"
+    residual = 0.0
+    iterations = 0
+    ansatz = "rs"
+    rs_stable = None
+    stability = None
+
+    @property
+    def converged(self):
+        return np.ones(np.shape(self.beta), dtype=bool) if self.resolved is None else np.asarray(self.resolved)
+
+    @property
+    def error(self):
+        if self.interp_error is None:
+            return 0.0
+        a = np.ma.filled(np.ma.masked_invalid(np.ma.asarray(self.alpha_c, dtype=float)), 0.0)
+        return np.asarray(self.interp_error, dtype=float) * np.abs(a)
 
 
 def scm_transitions(K, betas, progress=False):

@@ -18,7 +18,8 @@ import statmech
 from statmech.result import PROTOCOL, REPR_LIMIT, Result
 
 # the API modules whose names are classified here (the others follow as they join the protocol)
-MODULES = ["statmech.perceptron", "statmech.perceptron.advanced", "statmech.rsb"]
+MODULES = ["statmech.perceptron", "statmech.perceptron.advanced", "statmech.rsb", "statmech.activations",
+           "statmech.continuation", "statmech.simulate"]
 
 P = "statmech.perceptron."
 SAMPLES = {
@@ -39,7 +40,130 @@ SAMPLES = {
     "statmech.rsb.solve_kstep": lambda m: m.sk_ground_state("1rsb").solution,
     "statmech.rsb.solve_frsb": lambda m: m.sk_ground_state("frsb", Ks=(4, 8)).solution,
     "statmech.rsb.minimize": lambda m: m.minimize(lambda x: float(x @ x), lambda x: 2 * x, np.array([1.0, -2.0])),
+    "statmech.activations.scm_transitions": lambda m: m.scm_transitions(2, [0.5, 2.0]),
+    "statmech.continuation.trace": lambda m: m.trace(_fold_problem(m), -1.0, 1.0, ds=0.05),
+    "statmech.continuation.analyze": lambda m: m.analyze(_fold_problem(m), -1.0, 1.0, starts=[[-1.5], [1.5]],
+                                                         ds=0.05),
+    "statmech.continuation.switch_branch": lambda m: m.switch_branch(
+        _pitchfork(m), m.trace(_pitchfork(m), -1.0, 1.0, ds=0.05).points("branch_point")[0], ds=0.05),
+    "statmech.continuation.deflate": lambda m: m.deflate(_fold_problem(m), 0.0, starts=[[-1.2]])[0],
+    "statmech.continuation.coexistence": lambda m: m.analyze(_first_order(m), -1.0, 1.0, starts=[[0.0]],
+                                                             ds=0.01).coexistence[0],
+    "statmech.continuation.continue_point": lambda m: m.continue_point(
+        _fold_two(m), m.trace(_fold_two(m), -1.0, 1.0, ds=0.05).points("fold")[0], "a", 0.8, 1.2, ds=0.05),
 }
+
+
+def _fold_problem(m):
+    import sympy as sp
+    x, p = sp.symbols("x p")
+    return m.Problem.from_sympy(x ** 4 / 4 - x ** 2 / 2 - p * x, [x], p, x0=[-1.5], p0=-1.0)
+
+
+def _pitchfork(m):
+    import sympy as sp
+    x, p = sp.symbols("x p")
+    return m.Problem.from_sympy(-p * x ** 2 / 2 + x ** 4 / 4, [x], p, x0=[0.0], p0=-1.0)
+
+
+def _first_order(m):
+    import sympy as sp
+    x, p = sp.symbols("x p")
+    return m.Problem.from_sympy(-p * x ** 2 / 2 - x ** 3 / 3 + x ** 4 / 4, [x], p, x0=[0.0], p0=-1.0)
+
+
+def _fold_two(m):
+    import sympy as sp
+    x, p, a = sp.symbols("x p a")
+    return m.Problem.from_sympy(x ** 4 / 4 - a * x ** 2 / 2 - p * x, [x], p, params=(a,), x0=[-1.5], p0=-1.0,
+                                param_values={"a": 1.0})
+
+# ---- statmech.simulate: small instances, a second or less each (numba kernels cached)
+S = "statmech.simulate."
+
+
+def _teacher_instance(m, N=11, alpha=0.3, seed=1):
+    X, y, _ = m.random_binary_instance(N, alpha, seed=seed, teacher=True)
+    return X, y
+
+
+def _gaussian_instance(P, N, seed=0):
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(N)
+    X = rng.standard_normal((P, N))
+    return X, np.sign(X @ w), w
+
+
+def _gd_data():
+    """A synthetic negative-margin data set (the format of negative_margin_data): two sizes at one
+    kappa, success counts falling through 1/2."""
+    cells = []
+    for N, ks in ((40, (6, 5, 2, 0)), (80, (6, 4, 1, 0))):
+        for a, k in zip((3.6, 4.1, 4.6, 5.1), ks):
+            cells.append({"kappa": -0.5, "N": N, "alpha": a, "P": int(round(a * N)), "n": 6, "n_sat": k,
+                          "instances": [{"seconds": 0.01}] * 6})
+    return {"cells": cells}
+
+
+def _tcm_two_solutions(m):
+    d = m.tcm_instance(15, 3, 0.4, seed=3, teacher=True)
+    a = m.tcm_train(d["patterns"], d["labels"], 3, seed=1, epochs=200)
+    b = m.tcm_train(d["patterns"], d["labels"], 3, seed=2, epochs=200)
+    return m.tcm_path(a.weights, b.weights, d["patterns"], d["labels"], 3, coupling=0.05, max_steps=400, n_line=5,
+                     n_hessian=2)
+
+
+def _storage_samples(m):
+    rng = np.random.default_rng(0)
+    return [m.SphericalStorageSample(N=N, kappa=0.0, dist="gaussian", seed=0, P_max=3 * N + 20,
+                                     capacity=np.round(2 * N + rng.standard_normal(20) * N ** 0.5).astype(np.int64))
+            for N in (10, 20, 40)]
+
+
+SAMPLES.update({
+    S + "stochastic_perceptron": lambda m: m.stochastic_perceptron(*_teacher_instance(m), seed=0, max_epochs=200),
+    S + "perceptron_rule": lambda m: m.perceptron_rule(*_teacher_instance(m), seed=0),
+    S + "delta_rule": lambda m: m.delta_rule(*_teacher_instance(m), seed=0, max_epochs=200),
+    S + "clipped_hebb": lambda m: m.clipped_hebb(*_teacher_instance(m), seed=0),
+    S + "metropolis_annealing": lambda m: m.metropolis_annealing(*_teacher_instance(m), seed=0, sweeps=300),
+    S + "success_rate": lambda m: m.success_rate([0.2, 0.4], 11, 2, seed=0, max_epochs=100),
+    S + "algorithmic_capacity": lambda m: m.algorithmic_capacity([0.5, 0.6, 0.7, 0.8], [10, 7, 3, 0], [10] * 4),
+    S + "prefix_counts": lambda m: m.prefix_counts(*_teacher_instance(m, 9, 1.0)),
+    S + "binary_storage_enumeration": lambda m: m.binary_storage_enumeration(9, 4, 1.5, progress=False),
+    S + "binary_teacher_student_enumeration": lambda m: m.binary_teacher_student_enumeration(9, 4, 1.0,
+                                                                                             progress=False),
+    S + "fp_enumeration": lambda m: m.fp_enumeration(9, 0.3, 4, 3, dist="binary"),
+    S + "max_stability": lambda m: m.max_stability(*_gaussian_instance(8, 10)[:2]),
+    S + "spherical_storage_lp": lambda m: m.spherical_storage_lp(6, 3, progress=False),
+    S + "capacity_extrapolation": lambda m: m.capacity_extrapolation(_storage_samples(m), estimator="mean"),
+    S + "transition_point": lambda m: m.transition_point(np.array([1.0, 1.5, 2.0, 2.5]), np.array([19, 14, 5, 1]),
+                                                         np.array([20] * 4)),
+    S + "extrapolate": lambda m: m.extrapolate([10, 20, 40, 80], [2.1, 2.05, 2.02, 2.012], [0.01] * 4),
+    S + "gibbs_scm": lambda m: m.gibbs_scm(1.0, 2, N=10, n_chains=2, n_sweeps=4, n_burn=2, n_inner=3),
+    S + "sample_version_space": lambda m: m.sample_version_space(*_gaussian_instance(3, 6, 2), n_sweeps=80),
+    S + "spherical_teacher_student_sampling": lambda m: m.spherical_teacher_student_sampling(
+        6, [0.5], 2, n_sweeps=80, progress=False),
+    S + "gd_minimize": lambda m: m.gd_minimize(_gaussian_instance(20, 40)[0], 0.0, seed=0),
+    S + "gd_thresholds": lambda m: m.gd_thresholds(_gd_data())[0],
+    S + "gd_extrapolation": lambda m: m.gd_extrapolation(_gd_data())[-0.5],
+    S + "online_sgd": lambda m: m.online_sgd(1, 1, "erf", 0.5, [0.0, 1.0], N=20, n_seeds=2, n_record=10,
+                                             executor="serial", progress=False),
+    S + "train_network": lambda m: m.train_network(m.linear_task(12), (3,), "esp", epochs=5, n_checkpoints=2),
+    S + "storable_exact": lambda m: m.storable_exact(*_gaussian_instance(4, 6, 3)[:2], 3),
+    S + "storage_fraction_exact": lambda m: m.storage_fraction_exact([0.5, 1.0], 3, 6, 2, progress=False),
+    S + "storage_fraction": lambda m: m.storage_fraction([0.5, 1.0], 3, 9, 3, max_sweeps=100),
+    S + "fifty_percent_point": lambda m: m.fifty_percent_point([4, 6, 8, 10], np.array(
+        [[1, 1, 0, 0], [1, 1, 1, 0], [1, 0, 0, 0], [1, 1, 1, 0]]), 5, n_boot=100),
+    S + "extrapolate_inverse_N": lambda m: m.extrapolate_inverse_N([6, 9, 12, 15], [2.0, 2.33, 2.5, 2.6], [0.1] * 4),
+    S + "tcm_train": lambda m: m.tcm_train(*_tcm_xy(m), 3, seed=0, epochs=100),
+    S + "tcm_path": _tcm_two_solutions,
+})
+
+
+def _tcm_xy(m):
+    d = m.tcm_instance(15, 3, 0.4, seed=3, teacher=True)
+    return d["patterns"], d["labels"]
+
 
 _FUNCTIONAL = "a functional or its derivative at a given point (a number or an array)"
 _FLOAT = "a float convenience; its *_point twin returns the result"
@@ -67,11 +191,63 @@ _RSB_BUILDING_BLOCKS = ("Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "
                         "jamming_ratio_quadrature", "nested_jamming_average")
 NOT_SOLVERS.update({f"statmech.rsb.{n}": "a building block of the RSB core (channels, lattices, averages, "
                                           "problem and result classes)" for n in _RSB_BUILDING_BLOCKS})
+_ACT = "a function of the channel model evaluated element-wise (numbers), or its class/constant"
+NOT_SOLVERS.update({f"statmech.activations.{n}": _ACT for n in (
+    "Sigmoid", "Softplus", "partition_function", "gate_expectation", "esp", "esp_derivative", "log_partition",
+    "esp_variance", "gate_variance", "esp_parameter_derivatives", "gate_derivatives", "relu_pair_moment", "ESP",
+    "ESPTransitions", "SWISH_MIN_X", "SWISH_MIN_VALUE")})
+NOT_SOLVERS.update({f"statmech.continuation.{n}": "a class, constant or plotting function of the engine" for n in (
+    "KINDS", "Problem", "Branch", "SpecialPoint", "CoexistencePoint", "Analysis", "Curve", "plot_branches",
+    "plot_phase_diagram", "curve_intersections")})
+_SIM_CLASSES = ("AlgorithmResult", "CapacityEstimate", "SuccessRate", "BinaryStorageSample",
+                "BinaryTeacherStudentSample", "PrefixCounts", "Extrapolation", "TransitionFit", "FPEnumeration",
+                "SphericalStorageSample", "StabilityResult", "GDResult", "GDThreshold", "OnlineSimulation",
+                "SCMSample", "TrainingRun", "ExactStorage", "ExactStorageFraction", "FiftyPercentPoint",
+                "InverseNFit", "StorageFraction", "TCMPath", "TCMResult", "TeacherStudentSample",
+                "VersionSpaceInstance")
+NOT_SOLVERS.update({S + n: "a result class (sampled through the function that returns it)" for n in _SIM_CLASSES})
+NOT_SOLVERS.update({S + n: why for n, why in {
+    "ChainDiagnostics": "the mixing report held by VersionSpaceInstance.diagnostics",
+    "Network": "a network model (parameters, loss, gradient, Hessian)",
+    "Task": "a data set (inputs and targets)",
+    "MAX_N": "a constant", "ACTIVATIONS": "a constant", "DATA_FILE": "a constant (the stored data file)",
+    "GD_SETTINGS": "a constant", "PLAN": "a constant", "SMALL_PLAN": "a constant",
+    "random_binary_instance": "a random instance (arrays)", "random_patterns": "random patterns (an array)",
+    "tcm_instance": "a random instance (a dict of arrays)", "instance_rng": "a random generator",
+    "linear_task": "a data set (Task)", "nonlinear_task": "a data set (Task)", "digits_task": "a data set (Task)",
+    "training_errors": "a count (an int)", "tcm_errors": "a count (an int)", "count_solutions": "a count (an int)",
+    "instance_capacity": "a count (an int); spherical_storage_lp returns the result over instances",
+    "is_storable": "a decision (a bool); max_stability returns the result",
+    "lp_separable": "a decision and its certificate (bool, w); max_stability returns the result",
+    "solutions_bitmask": "the solutions (an array of codes); prefix_counts returns the result",
+    "codes_to_weights": "a conversion (an array)", "weights_to_codes": "a conversion (an array)",
+    "hamming_distances": "distances (an array)", "pair_distance_histogram": "a histogram (an array)",
+    "fp_counts": "counts (an array)", "binomial_interval": "an interval (arrays)",
+    "cover_probability": "a closed form (numbers)",
+    "binary_teacher_student_annealed": "a closed form (numbers)",
+    "censored_normal_fit": "a fit as numbers (mu, mu_err, sigma, sigma_err), used by the samples' alpha_50()",
+    "map_tasks": "a map over an executor (a list)",
+    "stochastic_perceptron_loss": _FUNCTIONAL, "hinge_cost": _FUNCTIONAL, "tcm_loss": _FUNCTIONAL,
+    "tcm_hessian": "a Hessian matrix (an array)", "tcm_output": "network outputs (an array)",
+    "energy": "an energy (a number)", "site_symmetric_overlaps": "overlaps (numbers)",
+    "hessian_indices": "fractions of eigenvalues (numbers)", "initial_overlaps": "random overlaps (arrays)",
+    "autocorr_time": "a diagnostic (a number)", "gelman_rubin": "a diagnostic (a number)",
+    "hit_and_run": "a chain (trace, final point); sample_version_space returns the result",
+    "verify_solution": "a check (ok, certified margin)",
+    "train_least_action": "a learner returning (W, stored, sweeps); storage_fraction returns the result",
+    "gd_instance": "a sweep task (a JSON-ready dict)",
+    "negative_margin_data": "writes the data file (returns its dict)",
+    "load_negative_margin_data": "reads the data file (a dict)",
+    "lp_agreement": "a comparison table (a list of tuples)",
+    "hessian_study": "train_network over a grid (a dict of TrainingRun results)",
+}.items()})
 
 
 def _public(modname):
     mod = importlib.import_module(modname)
-    return {f"{modname}.{n}": getattr(mod, n) for n in mod.__all__ if not inspect.ismodule(getattr(mod, n))}
+    # a callable module (statmech.simulate.fp_enumeration, a module callable as its function) is public
+    return {f"{modname}.{n}": getattr(mod, n) for n in mod.__all__
+            if not inspect.ismodule(getattr(mod, n)) or callable(getattr(mod, n))}
 
 
 def _module_of(name):
@@ -193,3 +369,17 @@ def test_moved_names_warn_and_work():
     assert f is P_.advanced.jamming_kstep
     with pytest.warns(DeprecationWarning, match="binary_storage\\(alpha, kappa, ansatz='1rsb'\\)"):
         assert P_.binary_storage_1rsb is P_.advanced.binary_storage_1rsb
+
+
+def test_simulate_reexports_exactly_its_submodules_public_names():
+    import pkgutil
+    import statmech.simulate as S
+    found = {}
+    for info in pkgutil.iter_modules(S.__path__):
+        if not info.name.startswith("_"):
+            mod = importlib.import_module(f"statmech.simulate.{info.name}")
+            for n in getattr(mod, "__all__", ()):
+                found.setdefault(n, info.name)
+    assert S._WHERE == found
+    stray = {n for n in dir(S) if not n.startswith("_") and not inspect.ismodule(getattr(S, n))} - set(S.__all__)
+    assert not stray, f"non-API names in statmech.simulate: {sorted(stray)}"

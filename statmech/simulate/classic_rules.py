@@ -144,9 +144,9 @@ def _delta_kernel(X, y, w, eta, linear, max_epochs, tol, stop_solved, seed, h_lo
         h_loss[ep] = loss
         h_err[ep] = err
         if (stop_solved and err == 0) or abs(prev - loss) <= tol * max(loss, 1e-300) or loss == 0.0:
-            return ep + 1, err
+            return ep + 1, err, True
         prev = loss
-    return max_epochs, err
+    return max_epochs, err, False
 
 
 def delta_rule(patterns, labels, *, seed=None, eta=0.1, activation="tanh", max_epochs=1000, tol=1e-12,
@@ -161,7 +161,9 @@ def delta_rule(patterns, labels, *, seed=None, eta=0.1, activation="tanh", max_e
     to the minimum-norm interpolant ``w = sqrt(N) X^T (X X^T)^{-1} sigma``, all fields = sigma).
 
     Stops at zero training errors (``stop_when_solved``) or when the epoch loss changes by less
-    than ``tol`` (relative).  Returns :class:`AlgorithmResult` (``history``: ``loss``, ``errors``).
+    than ``tol`` (relative).  Returns :class:`AlgorithmResult` (``history``: ``loss``, ``errors``;
+    ``converged``: one of these criteria was met within ``max_epochs``; ``residual``: the
+    max-norm of the gradient of the loss Eq. 2.33 at the returned ``w``).
     """
     X, y = _check_data(patterns, labels)
     P, N = X.shape
@@ -173,14 +175,18 @@ def delta_rule(patterns, labels, *, seed=None, eta=0.1, activation="tanh", max_e
     w = np.zeros(N) if w0 is None else _check_vec("w0", w0, N)
     h_loss = np.full(max_epochs, np.nan)
     h_err = np.full(max_epochs, -1, dtype=np.int64)
-    epochs, err = _delta_kernel(X, y, w, eta, activation == "linear", max_epochs, tol, bool(stop_when_solved),
-                                loop_seed, h_loss, h_err)
+    epochs, err, stopped = _delta_kernel(X, y, w, eta, activation == "linear", max_epochs, tol,
+                                         bool(stop_when_solved), loop_seed, h_loss, h_err)
     if not np.all(np.isfinite(w)):
         raise ValueError(f"eta = {eta} is too large: the Delta rule diverged (use a smaller eta)")
+    # gradient of L = (1/2P) sum_mu (sigma^mu - phi(h^mu))^2 at the returned w
+    h = X @ w / math.sqrt(N)
+    phi, dphi = (h, np.ones_like(h)) if activation == "linear" else (np.tanh(h), 1.0 - np.tanh(h) ** 2)
+    grad = -((y - phi) * dphi) @ X / (P * math.sqrt(N))
     return AlgorithmResult("delta_rule", w, bool(err == 0), int(err), int(epochs),
                            {"loss": h_loss[:epochs], "errors": h_err[:epochs]},
                            {"seed": seed, "eta": eta, "activation": activation, "max_epochs": max_epochs,
-                            "tol": tol})
+                            "tol": tol}, converged=bool(stopped), residual=float(np.max(np.abs(grad))))
 
 
 # --------------------------------------------------------------------------- clipped Hebb
@@ -190,7 +196,8 @@ def clipped_hebb(patterns, labels, *, seed=None):
     Ties (a zero Hebbian field, possible when P is even) are broken at random from ``seed``.
     For a binary teacher T and +-1 patterns, each ``w_i`` agrees with ``T_i`` with probability
     ``Phi(sqrt(2 alpha / pi))`` as N -> infinity, so the teacher overlap is
-    ``R = erf(sqrt(alpha/pi))`` (derived in docs/algorithms.md; tested).
+    ``R = erf(sqrt(alpha/pi))`` (derived in docs/algorithms.md; tested).  A one-shot rule: the
+    :class:`AlgorithmResult` has ``epochs = 1`` and ``converged = True`` whether or not it solves.
     """
     X, y = _check_data(patterns, labels)
     rng = np.random.default_rng(seed)
@@ -202,7 +209,7 @@ def clipped_hebb(patterns, labels, *, seed=None):
     w = w.astype(np.int8)
     err = training_errors(w, X, y)
     return AlgorithmResult("clipped_hebb", w, err == 0, err, 1, {}, {"seed": seed},
-                           {"hebb_field": h})
+                           {"hebb_field": h}, converged=True)
 
 
 # --------------------------------------------------------------------------- Metropolis annealing

@@ -365,7 +365,11 @@ class OnlineSimulation(Result):
         ``escape_fraction`` times the plateau height (:func:`statmech.scm.online_plateau`); ``inf``
         (and every escape ``inf``) when there is no plateau (linear g, or no symmetric plateau found).
     error : float
-        The largest standard error of the mean eps_g.
+        The largest standard error of the mean eps_g (a bound on the error of the headline
+        ``eps_g_final``, the mean eps_g at the last alpha).
+
+    Protocol: ``iterations`` = the SGD steps of all runs together; ``converged`` True (a run
+    whose eps_g is not finite, i.e. that diverged, raises ConvergenceError); ``residual`` 0.0; ``ansatz`` ``"-"``.
     """
     K: int
     M: int
@@ -395,7 +399,12 @@ class OnlineSimulation(Result):
     rs_stable: "bool | None" = None
     stability: "np.ndarray | None" = None
 
-    headline = "escape_mean"
+    headline = "eps_g_final"
+
+    @property
+    def eps_g_final(self):
+        """Mean eps_g over the seeds at the last alpha."""
+        return float(self.eps_g_mean[-1])
 
     @property
     def escape_mean(self):
@@ -490,6 +499,10 @@ def online_sgd(K, M, activation, lr, alphas, *, N, n_seeds=16, q0=0.2, Q0=None, 
         res = sweep(run_one, points, path, executor=executor, workers=workers, progress=progress,
                     desc=f"online SGD N={N}")
     eps = np.array([r["eps"] for r in res], dtype=float)
+    if not np.all(np.isfinite(eps)):
+        bad = int(np.argmax(~np.all(np.isfinite(eps), axis=1)))
+        raise ConvergenceError(f"{fn}: SGD diverged (eps_g not finite) in run {bad} at lr={lr}, K={K}, M={M}, N={N}",
+                               diagnostics={"activation": activation, "seed": points[bad]["seed"]})
     esc = np.array([math.inf if r["escape"] is None else r["escape"] for r in res], dtype=float)
     err = eps.std(axis=0, ddof=1) / math.sqrt(n_seeds) if n_seeds > 1 else np.zeros(al.size)
     return OnlineSimulation(K=K, M=M, activation=activation, convention=convention, lr=lr, noise=noise, N=N,

@@ -54,6 +54,7 @@ import numpy as np
 
 from .._blas import single_thread_blas
 from ._net_hessian import network_hessian
+from ._result import Simulation
 from ..errors import check_choice, check_int, check_range
 
 __all__ = ["Task", "linear_task", "nonlinear_task", "digits_task", "Network", "TrainingRun",
@@ -305,9 +306,17 @@ def hessian_indices(eigenvalues, zero_tol=1e-5):
     return (np.sum(lam < -tau, axis=-1) / P, np.sum(np.abs(lam) <= tau, axis=-1) / P)
 
 
-@dataclass(frozen=True)
-class TrainingRun:
-    """History of one training run (arrays over epochs / checkpoints)."""
+@dataclass(frozen=True, repr=False)
+class TrainingRun(Simulation):
+    """History of one training run (arrays over epochs / checkpoints).
+
+    Protocol: the headline is ``final_loss`` (the loss after the last epoch, computed exactly:
+    ``error`` 0.0); ``iterations`` = the epochs; ``stability`` = the ascending eigenvalues of the
+    exact Hessian of the loss after the last epoch (positive = locally convex, a minimum) when
+    the last epoch is a checkpoint, else None; ``converged`` True (Adam runs its fixed budget of
+    epochs; a diverging run raises ConvergenceError); ``residual`` 0.0 (no gradient tolerance:
+    the gradient at the end is not recorded); ``ansatz`` ``"-"``.
+    """
     task: str
     sizes: tuple
     activation: str
@@ -324,9 +333,32 @@ class TrainingRun:
     theta: np.ndarray = field(repr=False, default=None)
     betas: np.ndarray = field(repr=False, default=None)  # trainable betas at checkpoints (or None)
 
+    headline = "final_loss"
+    converged = True
+    residual = 0.0
+    error = 0.0
+
     @property
     def n_params(self):
         return self.eigenvalues.shape[-1]
+
+    @property
+    def final_loss(self):
+        """The loss after the last epoch."""
+        return float(self.loss[-1])
+
+    @property
+    def iterations(self):
+        """The epochs run."""
+        return int(np.size(self.loss)) - 1
+
+    @property
+    def stability(self):
+        """Hessian eigenvalues after the last epoch (None unless it is a checkpoint)."""
+        ck = np.asarray(self.checkpoints)
+        if ck.size and int(ck[-1]) == self.iterations and np.asarray(self.eigenvalues).ndim == 2:
+            return np.asarray(self.eigenvalues)[-1]
+        return None
 
 
 def train_network(task, hidden=(10,), activation="esp", beta=1.0, epochs=2000, lr=0.01, seed=0,

@@ -37,6 +37,7 @@ import numba
 import numpy as np
 
 from ..errors import ConvergenceError, check_int, check_range
+from ._result import Simulation
 from .finite_size import instance_rng, map_tasks
 
 __all__ = ["hit_and_run", "ChainDiagnostics", "sample_version_space", "VersionSpaceInstance",
@@ -218,10 +219,15 @@ class ChainDiagnostics:
     sweeps: int = 0
 
 
-@dataclass(frozen=True)
-class VersionSpaceInstance:
+@dataclass(frozen=True, repr=False)
+class VersionSpaceInstance(Simulation):
     """One instance: Gibbs averages ``R`` (teacher-student) and ``q`` (between chains),
-    their thermal standard errors, and the mixing diagnostics."""
+    their thermal standard errors, and the mixing diagnostics.
+
+    Protocol: the headline is ``R`` with ``error`` = ``R_err``; ``converged`` = the chains
+    passed the mixing test (``diagnostics.mixed``: a per-run outcome, not an exception);
+    ``iterations`` = the sweeps per chain; ``residual`` 0.0; ``ansatz`` ``"-"``.
+    """
     N: int
     P: int
     R: float
@@ -229,6 +235,24 @@ class VersionSpaceInstance:
     q: float
     q_err: float
     diagnostics: ChainDiagnostics
+
+    headline = "R"
+    residual = 0.0
+
+    @property
+    def converged(self):
+        """The chains mixed (``diagnostics.mixed``)."""
+        return bool(self.diagnostics.mixed)
+
+    @property
+    def error(self):
+        """The standard error of ``R``."""
+        return self.R_err
+
+    @property
+    def iterations(self):
+        """Sweeps per chain."""
+        return int(self.diagnostics.sweeps)
 
 
 def _prep(A):
@@ -314,11 +338,17 @@ def _ts_task(args):
                                 seed=int(rng.integers(2 ** 31)))
 
 
-@dataclass(frozen=True)
-class TeacherStudentSample:
+@dataclass(frozen=True, repr=False)
+class TeacherStudentSample(Simulation):
     """Quenched Gibbs-learning results at each ``alpha``: ``R``, ``R_err``, ``q``, ``q_err``,
     ``eps_g`` (= mean over instances of arccos(R_i)/pi) with ``eps_g_err``, the fraction of
-    instances whose chains mixed, and the per-instance results."""
+    instances whose chains mixed, and the per-instance results.
+
+    Protocol: the headline is ``eps_g`` with ``error`` = ``eps_g_err`` (one per alpha);
+    ``converged`` = every instance mixed (``mixed_fraction`` all 1: a per-run outcome unless
+    ``require_mixing=True`` turned it into an exception); ``iterations`` = the sweeps per chain,
+    summed over the instances; ``residual`` 0.0; ``ansatz`` ``"-"``.
+    """
     N: int
     alpha: np.ndarray
     R: np.ndarray
@@ -329,6 +359,24 @@ class TeacherStudentSample:
     eps_g_err: np.ndarray
     mixed_fraction: np.ndarray
     instances: tuple
+
+    headline = "eps_g"
+    residual = 0.0
+
+    @property
+    def converged(self):
+        """Every instance passed the mixing test."""
+        return bool(np.all(np.asarray(self.mixed_fraction) >= 1.0))
+
+    @property
+    def error(self):
+        """The standard error of ``eps_g`` (per alpha)."""
+        return self.eps_g_err
+
+    @property
+    def iterations(self):
+        """The sweeps per chain, summed over the instances."""
+        return int(sum(r.diagnostics.sweeps for group in self.instances for r in group))
 
 
 def spherical_teacher_student_sampling(N, alpha, n_instances=8, *, n_sweeps=1000, max_sweeps=None, n_chains=2,
