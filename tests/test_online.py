@@ -333,6 +333,24 @@ def test_relu_plateau_and_asymptotics():
     assert a.lr_max == pytest.approx(3 - math.sqrt(3), rel=1e-13)
 
 
+@pytest.mark.parametrize("K, M, convention, lr", [(2, 2, "saad-solla", 0.5), (3, 2, "normalized", 0.01),
+                                                   (3, 2, "normalized", 1.0), (2, 3, "normalized", 1e-3)])
+def test_linear_plateau_is_the_point_of_the_fixed_line_reached_from_the_start(K, M, convention, lr):
+    """Linear g: SGD moves every student by the same vector, so Q - C = 0.1 (the start's) is conserved;
+    without noise delta = 0 at the fixed point: a K R = b, a (Q + (K - 1) C) = b M R (T = I).  The
+    Jacobian is singular along the fixed line; the error estimate must stay finite and small."""
+    a, b = (1.0, 1.0) if convention == "saad-solla" else (K ** -0.5, M ** -0.5)
+    p = scm.online_plateau(K, M, "linear", lr, convention=convention)
+    R = b / (a * K)
+    Q = (b * M * R / a + (K - 1) * 0.1) / K
+    assert p.R == pytest.approx(R, abs=1e-13) and p.Q == pytest.approx(Q, abs=1e-13)
+    assert p.Q - p.C == pytest.approx(0.1, abs=1e-14) and abs(p.eps_g) < 1e-14
+    assert 0.0 <= p.error < 1e-12 and abs(p.escape_rate) < 1e-9
+    assert p.identical_students.error < 1e-12
+    with pytest.raises(ConvergenceError, match="not a covariance"):      # beyond lr_max = 2/K = 2/3 (eps_g < 0)
+        scm.online_plateau(3, 3, "linear", 3.0, noise=0.1)
+
+
 def test_linear_asymptotics_closed_form():
     """Linear g: lambda = K lr a^2, the rates are lambda and lambda (2 - lambda): lr_max = 2/(K a^2),
     lr_opt = 1/(K a^2), rate 1; the other directions are neutral (only sum_i w_i is determined)."""
