@@ -545,6 +545,44 @@ def test_overlap_chain_and_direct_sgd_agree_with_the_ode():
     assert np.all(np.abs(a.eps_g_mean - b.eps_g_mean)[1:] <= 4 * np.hypot(a.eps_g_err, b.eps_g_err)[1:])
 
 
+def _paired_differences(N, n_seeds, alphas, method):
+    """eps_g of each SGD run minus the ODE from the run's own initial overlaps (erf, K = M = 2, lr = 0.5)."""
+    from statmech.simulate import online_sgd
+    s = online_sgd(2, 2, "erf", 0.5, alphas, N=N, n_seeds=n_seeds, method=method, executor="serial", progress=False,
+                   seed=N)
+    ode = np.array([scm.online(2, 2, "erf", 0.5, alphas, Q0=s.Q0[j], R0=s.R0[j], estimate_error=False).eps_g
+                    for j in range(s.n_seeds)])
+    return (s.eps_g - ode)[:, 1:]
+
+
+def _check_three_n(Ns, n_seeds, alphas, method):
+    """At each N the mean paired difference is within 4 standard errors (before the plateau exit:
+    the runs are still on the plateau at alpha = alphas[-1]), and its spread shrinks like N^-1/2
+    (the O(N^-1/2) fluctuations of the overlaps; the ratio is checked within a factor 2)."""
+    spread = []
+    for N in Ns:
+        d = _paired_differences(N, n_seeds, alphas, method)
+        se = d.std(0, ddof=1) / math.sqrt(n_seeds)
+        assert np.all(np.abs(d.mean(0)) <= 4 * se), (N, d.mean(0), se)
+        spread.append(d.std(0, ddof=1).mean())
+    expect = math.sqrt(Ns[-1] / Ns[0])
+    assert 0.5 * expect <= spread[0] / spread[-1] <= 2.0 * expect, spread
+
+
+def test_sgd_agrees_with_the_ode_within_error_bars_at_three_n():
+    """The exact overlap chain (same law as the N-dimensional SGD, checked above and in the slow
+    test below) at N = 500, 2000, 10^4, 12 seeds each, alpha up to 20: the approach to the plateau
+    (for these random starts the ODE enters it at alpha ~ 35-70 and leaves it, eps_g 1 % below its
+    height, at alpha ~ 50-160; the runs escape, eps_g at half the height, at alpha ~ 110-230)."""
+    _check_three_n((500, 2000, 10000), 12, [0.0, 2.0, 8.0, 20.0], "overlaps")
+
+
+@pytest.mark.slow
+def test_direct_sgd_agrees_with_the_ode_within_error_bars_at_three_n():
+    """The same with the N-dimensional weights (O(N K) per step): N = 500, 1000, 2000, 16 seeds."""
+    _check_three_n((500, 1000, 2000), 16, [0.0, 5.0, 20.0, 40.0], "direct")
+
+
 def test_cli_online(capsys):
     from statmech.cli import main
     assert main(["scm", "online", "--K", "2", "--M", "2", "--activation", "erf", "--lr", "0.5", "--t-max", "400",
