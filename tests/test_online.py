@@ -583,6 +583,34 @@ def test_direct_sgd_agrees_with_the_ode_within_error_bars_at_three_n():
     _check_three_n((500, 1000, 2000), 16, [0.0, 5.0, 20.0, 40.0], "direct")
 
 
+_SAMPLES = {
+    "online": lambda: scm.online(2, 2, "erf", 0.5, [0.0, 10.0, 300.0], Q0=0.2 * np.eye(2),
+                                 R0=1e-3 * np.array([[1.0, -0.5], [0.3, 0.8]])),
+    "online_plateau erf": lambda: scm.online_plateau(2, 2, "erf", 0.5),
+    "online_plateau relu": lambda: scm.online_plateau(2, 2, "relu", 0.2),
+    "online_plateau linear": lambda: scm.online_plateau(3, 2, "linear", 0.5, convention="normalized"),
+    "online_asymptotics": lambda: scm.online_asymptotics(2, 2, "erf"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SAMPLES))
+def test_online_results_follow_the_result_protocol(name):
+    """The checks of tests/test_api.py (statmech.Result protocol) for the online results."""
+    from statmech.result import PROTOCOL, REPR_LIMIT, Result
+    r = _SAMPLES[name]()
+    assert isinstance(r, Result) and all(hasattr(r, f) for f in PROTOCOL)
+    assert np.all(r.converged) and r.ansatz == "-"
+    err = np.asarray(r.error, dtype=float)
+    assert np.all(np.isfinite(err)) and np.all(err >= 0), r.error
+    if r.stability is not None:
+        assert np.all(np.isfinite(np.asarray(r.stability, dtype=float)))
+    assert int(np.max(r.iterations)) >= 0 and np.all(np.asarray(r.residual, dtype=float) >= 0)
+    assert len(repr(r)) < REPR_LIMIT and isinstance(r._repr_html_(), str)
+    d = r.to_dict()
+    assert json.loads(json.dumps(d, allow_nan=False)) == d and set(PROTOCOL) <= set(d)
+    assert np.all(np.isfinite(np.asarray(r.headline_value(), dtype=float)))
+
+
 def test_cli_online(capsys):
     from statmech.cli import main
     assert main(["scm", "online", "--K", "2", "--M", "2", "--activation", "erf", "--lr", "0.5", "--t-max", "400",
