@@ -65,8 +65,7 @@ PENDING_SUBCOMMANDS = {
     "committee capacity", "committee ladder", "committee storage",
     "franz-parisi crossing", "franz-parisi entropy", "franz-parisi stochastic", "franz-parisi stochastic-energy",
     "phase-diagram perceptron", "phase-diagram scm",
-    "scm curve", "scm equilibria", "scm free-energy", "scm mc", "scm online", "scm online-asymptotics",
-    "scm online-plateau", "scm transitions",
+    "scm curve", "scm equilibria", "scm free-energy", "scm mc", "scm transitions",
 }
 
 # Subcommands that compute no solver result, with the reason; their JSON has "command" and their
