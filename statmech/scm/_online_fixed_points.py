@@ -103,7 +103,11 @@ def _newton(fun, x0, jac, tol=1e-16, maxiter=60, function="online_plateau", poin
     if res > 1e-12:
         raise ConvergenceError(f"{function}: Newton did not reach the residual 1e-12 at {point}", x=x, residual=res,
                                iterations=it)
-    return x, res, it, _next_step(jac(x), f)
+    J = jac(x)
+    if not np.all(np.isfinite(J)):
+        raise ConvergenceError(f"{function}: the Jacobian at the root is not finite at {point}", x=x, residual=res,
+                               iterations=it)
+    return x, res, it, _next_step(J, f)
 
 
 def _next_step(J, f):
@@ -521,6 +525,10 @@ def _result(sys, kind, x, res, it, step, convention, noise, ident):
         sys.quad_error = 0.0
         sys.f(1, x, estimate=True)
         Jr = _fd_jac(lambda z: sys.f(1, z), x)
+        if not np.all(np.isfinite(Jr)):
+            raise ConvergenceError(f"online_plateau: the Jacobian at the {kind} fixed point is not finite at "
+                                   f"K={sys.K}, M={sys.M}, activation={sys.act.name}, lr={sys.lr:g}", x=x,
+                                   residual=res, iterations=it)
         # the quadrature error propagated through the Jacobian: max |J^-1 e| over |e| <= quad_error
         err += float(np.abs(np.linalg.pinv(Jr)).sum(axis=1).max()) * sys.quad_error
     return OnlinePlateau(K=sys.K, M=sys.M, activation=sys.act.name, convention=convention, lr=sys.lr, noise=noise,

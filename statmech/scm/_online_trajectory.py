@@ -261,7 +261,11 @@ def online(K, M, activation, lr, alphas, *, Q0, R0, T=None, convention="saad-sol
         ``"erf"`` (g(x) = erf(x/sqrt 2): closed-form I2, I3, I4), ``"relu"`` (I2, I3 closed form, I4
         by Stein's lemma and a one-dimensional orthant integral, ~1e-15), ``"linear"``, or any g(x)
         (a vectorized callable, an :class:`statmech.scm.Activation` or
-        :class:`statmech.activations.ESP`; tensor Gauss--Hermite rules, error estimated, slow).
+        :class:`statmech.activations.ESP`; tensor Gauss--Hermite rules of 96, 64, 32, 16 nodes per
+        dimension in 1-4 dimensions: a four-dimensional I4 with O(1) covariances to ~6e-6 for a
+        smooth entire g such as erf, ~3e-4 for tanh or ESP(3) (poles near the real axis),
+        algebraically slowly for kinks; the estimate is added to ``error``; ~0.1-1 s per
+        right-hand side at K = M = 2).
     lr : float
         Learning rate (> 0).
     alphas : array_like
