@@ -64,7 +64,8 @@ class OnlineTrajectory(Result):
     plateau : PlateauPassage or None
         The unspecialized plateau passed through; None when the trajectory never came within
         ``plateau_tol`` of its height, or when T is not invariant under permutations of the
-        teachers (then the plateau is not a symmetric fixed point).
+        teachers (then the plateau is not a symmetric fixed point), or when that fixed point has
+        eps_g = 0 (no plateau, e.g. K = M = 1).
     method : str
         ``"dop853 full"`` or ``"dop853 symmetric ..."`` (a state invariant under permutations is
         integrated in the reduced variables, exactly).
@@ -217,6 +218,8 @@ def _crossing(al, v, i, level):
 
 
 def _passage(al, eps, height, tol, rate):
+    if not height > 0.0:
+        return None             # the symmetric fixed point is the perfect solution (e.g. K = M = 1): no plateau
     inside = np.abs(eps / height - 1.0) <= tol
     if not inside.any():
         return None
