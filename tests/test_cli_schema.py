@@ -65,7 +65,6 @@ INVOCATIONS = {
 PENDING_SUBCOMMANDS = {
     "committee capacity", "committee ladder", "committee storage",
     "franz-parisi crossing", "franz-parisi entropy", "franz-parisi stochastic", "franz-parisi stochastic-energy",
-    "scm online", "scm online-asymptotics", "scm online-plateau",
 }
 
 # Subcommands that compute no solver result, with the reason; their JSON has "command" and their

@@ -82,34 +82,41 @@ def register(sub):
     m.set_defaults(func=_mc)
     o = s.add_parser("online", help="online SGD: integrate the order-parameter ODEs (Saad & Solla), with the plateau")
     _online_common(o)
-    o.add_argument("--t-max", type=float, required=True, help="last alpha = steps/N")
-    o.add_argument("--n", type=int, default=31, help="output alphas: 0 and n log-spaced values up to --t-max")
-    o.add_argument("--q0", type=float, default=0.2, help="initial Q_ii (Q_ik = 0)")
-    o.add_argument("--r0", type=float, default=1e-3, help="scale of the random initial R_in = r0 z_in, z ~ N(0, 1)")
-    o.add_argument("--seed", type=int, default=0, help="seed of the initial R")
-    o.add_argument("--rtol", type=float, default=1e-10)
+    o.add_argument("--t-max", type=float, required=True, metavar="ALPHA_MAX", help="last alpha = steps/N")
+    o.add_argument("--n", type=int, default=31, metavar="N_ALPHA",
+                   help="output alphas: 0 and N_ALPHA log-spaced values up to ALPHA_MAX (default 31)")
+    o.add_argument("--q0", type=float, default=0.2, metavar="Q0", help="initial Q_ii (Q_ik = 0; default 0.2)")
+    o.add_argument("--r0", type=float, default=1e-3, metavar="R0",
+                   help="scale of the random initial R_in = R0 z_in, z ~ N(0, 1) (default 1e-3)")
+    o.add_argument("--seed", type=int, default=0, metavar="SEED", help="seed of the initial R (default 0)")
+    o.add_argument("--rtol", type=float, default=1e-10, metavar="RTOL",
+                   help="relative tolerance of the DOP853 integrator (default 1e-10)")
     o.set_defaults(func=_online)
     op = s.add_parser("online-plateau", help="online SGD: the symmetric plateau fixed point, its stability and escape rate")
     _online_common(op)
     op.set_defaults(func=_online_plateau)
     oa = s.add_parser("online-asymptotics", help="online SGD: lr_max, lr_opt and the optimal decay rate at the perfect solution")
-    oa.add_argument("--K", type=int, required=True)
-    oa.add_argument("--M", type=int, required=True)
-    oa.add_argument("--activation", choices=_ACT, default="erf")
-    oa.add_argument("--convention", choices=("saad-solla", "normalized"), default="saad-solla")
-    oa.add_argument("--lr", type=float, default=None, help="also print the eigenvalues at this learning rate")
-    oa.add_argument("--json", action="store_true")
+    oa.add_argument("--K", type=int, required=True, metavar="K", help="student hidden units")
+    oa.add_argument("--M", type=int, required=True, metavar="M", help="teacher hidden units")
+    oa.add_argument("--activation", choices=_ACT, default="erf", metavar="ACTIVATION",
+                    help="hidden-unit activation g: " + ", ".join(_ACT) + " (default erf)")
+    oa.add_argument("--convention", choices=("saad-solla", "normalized"), default="saad-solla",
+                    metavar="CONVENTION", help="output scale: saad-solla (sum of g) or normalized (K^-1/2 sum of g)")
+    oa.add_argument("--lr", type=float, default=None, metavar="LR", help="also print the eigenvalues at this learning rate")
+    oa.add_argument("--json", action="store_true", help="print one JSON object (the result record)")
     oa.set_defaults(func=_online_asymptotics)
 
 
 def _online_common(p):
-    p.add_argument("--K", type=int, required=True, help="student hidden units")
-    p.add_argument("--M", type=int, required=True, help="teacher hidden units")
-    p.add_argument("--activation", choices=_ACT, default="erf")
-    p.add_argument("--lr", type=float, required=True, help="learning rate (SGD step lr/N)")
-    p.add_argument("--convention", choices=("saad-solla", "normalized"), default="saad-solla")
-    p.add_argument("--noise", type=float, default=0.0, help="std of the teacher's output noise")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--K", type=int, required=True, metavar="K", help="student hidden units")
+    p.add_argument("--M", type=int, required=True, metavar="M", help="teacher hidden units")
+    p.add_argument("--activation", choices=_ACT, default="erf", metavar="ACTIVATION",
+                    help="hidden-unit activation g: " + ", ".join(_ACT) + " (default erf)")
+    p.add_argument("--lr", type=float, required=True, metavar="LR", help="learning rate (SGD step lr/N)")
+    p.add_argument("--convention", choices=("saad-solla", "normalized"), default="saad-solla",
+                   metavar="CONVENTION", help="output scale: saad-solla (sum of g) or normalized (K^-1/2 sum of g)")
+    p.add_argument("--noise", type=float, default=0.0, metavar="SIGMA", help="std of the teacher's output noise")
+    p.add_argument("--json", action="store_true", help="print one JSON object (the result record)")
 
 
 def _transitions(args):
@@ -196,58 +203,49 @@ def _online(args):
     alphas = np.concatenate([[0.0], np.geomspace(args.t_max * 1e-3, args.t_max, n)]) if args.t_max > 0 else [0.0]
     tr = scm.online(K, M, args.activation, args.lr, alphas, Q0=args.q0 * np.eye(K), R0=args.r0 * z,
                     convention=args.convention, noise=args.noise, rtol=args.rtol)
-    data = {"K": K, "M": M, "activation": args.activation, "convention": args.convention, "lr": args.lr,
-            "noise": args.noise, "alpha": tr.alphas, "eps_g": tr.eps_g, "Q": tr.Q, "R": tr.R, "error": tr.error,
-            "method": tr.method, "steps": tr.iterations}
     lines = [f"online SGD ODEs, K={K} M={M} {args.activation} lr={args.lr:g} ({args.convention}); "
              f"{tr.method}, {tr.iterations} steps, eps_g error <= {tr.error:.1e}"]
     p = tr.plateau
+    extra = {"plateau_passed": p is not None}
     if p is not None:
-        data.update(plateau_height=p.height, plateau_entry=p.entry, escape_rate=p.escape_rate,
-                    on_plateau_at_end=p.exit is None)
-        if p.exit is not None:
-            data["plateau_exit"] = p.exit
+        extra.update(plateau_height=p.height, plateau_entry=p.entry, plateau_exit=p.exit, plateau_tol=p.tol,
+                     escape_rate=p.escape_rate, on_plateau_at_end=p.exit is None)
         lines.append(f"plateau: eps_g = {p.height:.10g}, entered at alpha = {p.entry:.6g}, "
                      + (f"left at alpha = {p.exit:.6g}" if p.exit is not None else "not left by the last alpha")
                      + f" (escape rate {p.escape_rate:.6g}; band {p.tol:g})")
     lines.append("alpha  eps_g")
     lines += [f"{a:.6g}  {e:.10g}" for a, e in zip(tr.alphas, tr.eps_g)]
-    return emit(args, data, "\n".join(lines))
+    return emit_results(args, tr, "\n".join(lines), extra=extra, omit=("plateau",),
+                        null_reasons={"plateau_exit": "the trajectory is still on the plateau at the last alpha"})
 
 
 def _online_plateau(args):
     from .. import scm
     p = scm.online_plateau(args.K, args.M, args.activation, args.lr, convention=args.convention, noise=args.noise)
-
-    def rec(r):
-        return {"kind": r.kind, "Q": r.Q, "C": r.C, "R": r.R, "eps_g": r.eps_g, "escape_rate": r.escape_rate,
-                "escape_mode": r.escape_mode, "eigenvalues_real": r.eigenvalues.real,
-                "eigenvalues_imag": r.eigenvalues.imag, "multiplicities": r.multiplicities,
-                "components": list(r.components), "residual": r.residual}
-    data = {"K": args.K, "M": args.M, "activation": args.activation, "convention": args.convention, "lr": args.lr,
-            **rec(p)}
-    if p.identical_students is not None:
-        data["identical_students"] = rec(p.identical_students)
     lines = []
     for r in ([p] + ([p.identical_students] if p.identical_students is not None else [])):
         lines.append(f"{r.kind}: Q={r.Q:.15g} C={r.C:.15g} R={r.R:.15g} eps_g={r.eps_g:.15g} "
                      f"escape rate={r.escape_rate:.12g} ({r.escape_mode})")
         lines += [f"   eigenvalue {e.real:+.12g}{e.imag:+.3g}j  x{m}  {c}"
                   for e, m, c in zip(r.eigenvalues, r.multiplicities, r.components)]
-    return emit(args, data, "\n".join(lines))
+    extra = {}
+    if p.identical_students is not None:
+        from ..result import flat
+        extra["identical_students"] = {k: v for k, v in flat(p.identical_students).items() if k != "identical_students"}
+    return emit_results(args, p, "\n".join(lines), extra=extra, omit=("identical_students",),
+                        null_reasons={"escape_rate": "ReLU identical students: the flow is not differentiable "
+                                                     "across Q = C"})
 
 
 def _online_asymptotics(args):
     from .. import scm
     a = scm.online_asymptotics(args.K, args.M, args.activation, convention=args.convention)
-    data = {"K": args.K, "M": args.M, "activation": args.activation, "convention": args.convention,
-            "lr_max": a.lr_max, "lr_opt": a.lr_opt, "rate_opt": a.rate_opt, "limited_by": a.limited_by,
-            "lr_opt_eps": a.lr_opt_eps, "rate_opt_eps": a.rate_opt_eps, "n_neutral": a.n_neutral}
     text = (f"lr_max = {a.lr_max:.15g}\nlr_opt = {a.lr_opt:.15g} (slowest rate {a.rate_opt:.15g}, limited by the "
             f"{a.limited_by})\nfor eps_g: lr_opt = {a.lr_opt_eps:.15g}, rate {a.rate_opt_eps:.15g}")
+    extra = {}
     if args.lr is not None:
         ev = a.eigenvalues(args.lr)
-        data["lr"] = args.lr
-        data["eigenvalues"] = ev
+        extra = {"lr": args.lr, "eigenvalues": ev}
         text += f"\neigenvalues at lr = {args.lr:g}: " + " ".join(f"{e:.10g}" for e in ev)
-    return emit(args, data, text)
+    return emit_results(args, a, text, extra=extra,
+                        null_reasons={"lr_max": "the linearisation is stable at every learning rate"})
