@@ -1,0 +1,8 @@
+"""Generalized linear models from a specification (placeholder docstring, completed below)."""
+from .spec import (LOSSES, Channel, Loss, Model, Penalty, Prior, as_channel, as_loss, as_penalty, as_prior,
+                   elastic_net, exponential, gauss_bernoulli, gaussian, h, hinge, ising, l1, linear, logistic,
+                   margin_counting, margin_loss, probit, random_labels, ridge, sign, spherical, square,
+                   squared_hinge, u, w, y, z)
+from .erm import ERMResult, erm, ridge_closed_form
+
+__all__ = ["Model", "Loss", "Penalty", "Prior", "Channel", "erm", "ERMResult", "ridge_closed_form"]

@@ -1,0 +1,73 @@
+"""Quadrature rules of the GLM averages, built inside numba at every evaluation.
+
+Not imported for its functions: appended to a model's generated kernel module by
+:mod:`statmech.glm._codegen`.  Every average is ``E_xi f(xi)`` over a standard Gaussian, with
+an integrand that is smooth except at known points (kinks and jumps of a prox, the layer of a
+sign channel at ``xi = 0``).  The rule (``docs/glm.md``, "Quadrature"):
+
+* the two tails ``(-inf, -T]`` and ``[T, inf)``, ``T = TAIL`` = 8.5, each carry a Gaussian mass
+  ``H(T) = 9.5e-18``; their nodes are those of :func:`statmech.gaussian.piecewise_nodes`
+  (probability-scale tanh--sinh, no cut-off) at a coarse level, computed once in Python and
+  passed in (``tz, tw``: the left tail's nodes first, then the right tail's);
+* ``[-T, T]`` is split at the break points inside it, and each piece gets the tanh--sinh rule
+  with the Gaussian weight (:func:`statmech.gaussian.interval_fill`) -- a kink at a piece's end
+  costs nothing in accuracy (double-exponential convergence at end-point singularities).
+
+A break point beyond ``|xi| > T`` is not split: the integrand's kink lies where the Gaussian
+weight is below 1e-17, so its effect on the average is below 1e-17 relative to the integrand's
+scale there (the tail rule is smooth-accurate, and the tail's whole mass is 9.5e-18).
+"""
+import math
+
+import numba
+import numpy as np
+
+from statmech.gaussian import interval_fill
+
+TAIL = 8.5
+
+
+@numba.njit(cache=True)
+def _sort(v, n):
+    for i in range(1, n):
+        x = v[i]
+        j = i - 1
+        while j >= 0 and v[j] > x:
+            v[j + 1] = v[j]
+            j -= 1
+        v[j + 1] = x
+
+
+@numba.njit(cache=True)
+def rule_size(nb, rx, tz):
+    """Upper bound of the number of nodes of :func:`build_rule` for ``nb`` break points."""
+    return (nb + 1) * rx.shape[0] + tz.shape[0]
+
+
+@numba.njit(cache=True)
+def build_rule(br, n, rx, rxc, rw, tz, tw, zs, ws):
+    """Nodes and weights into ``zs, ws`` for the break points ``br[:n]`` (any order; duplicates,
+    non-finite points and points beyond the tails allowed); returns the number of nodes."""
+    b = np.empty(n + 2)
+    m = 0
+    b[m] = -TAIL
+    m += 1
+    for i in range(n):
+        x = br[i]
+        if math.isfinite(x) and -TAIL < x < TAIL:
+            b[m] = x
+            m += 1
+    b[m] = TAIL
+    m += 1
+    _sort(b, m)
+    k = 0
+    for i in range(tz.shape[0]):
+        zs[k] = tz[i]
+        ws[k] = tw[i]
+        k += 1
+    prev = b[0]
+    for i in range(1, m):
+        if b[i] > prev:
+            k = interval_fill(prev, b[i], rx, rxc, rw, zs, ws, k)
+            prev = b[i]
+    return k
