@@ -45,7 +45,7 @@ if typing.TYPE_CHECKING:
     from statmech.glm._quad_nb import build_rule, rule_size
 
 # cfg indices (statmech.glm._codegen)
-E_CHANNEL, E_PENALTY, E_PEN_FID, E_NTERMS, E_LAYER, E_LAM, E_DELTA, E_NFUN = 0, 1, 2, 3, 4, 5, 6, 7
+E_CHANNEL, E_PENALTY, E_PEN_FID, E_NTERMS, E_LAYER, E_LAM, E_DELTA, E_NFUN, E_CHCODE = 0, 1, 2, 3, 4, 5, 6, 7, 8
 E_BINARY, E_RANDOM, E_REAL = 0, 1, 2
 E_RIDGE, E_SPHERE, E_ISING, E_FUN = 0, 1, 2, 3
 NBR = 96                 # breakpoints per average
@@ -164,7 +164,7 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
             fid = terms[it, 1]
             s = terms[it, 2]
             wt = tw[it]
-            Z0, Z1, Z2, Z11, Z12, Z22 = zstar(lab, mu, v, par)
+            Z0, Z1, Z2, Z11, Z12, Z22 = zstar(cfg[E_CHCODE], lab, mu, v, par)
             a = s * sq * xi
             P, f, d1, Pa, PV, okp = prox(fid, sts[fid], a, V, par)
             ok = ok and okp
@@ -181,8 +181,8 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
                 out[12] += c * Z0 * (Pa - 1.0) * (Pa - 1.0) / (V * V)
         if obs:
             # test error against noisy labels: y != sign(omega), omega = sqrt(q) xi
-            Zp = zstar(1, mu, v, par)[0]
-            Zm = zstar(-1, mu, v, par)[0]
+            Zp = zstar(cfg[E_CHCODE], 1, mu, v, par)[0]
+            Zm = zstar(cfg[E_CHCODE], -1, mu, v, par)[0]
             out[13] += wq * (Zm if xi > 0.0 else Zp)
     r = reg_combine(m, q, V, rho, par[cfg[E_DELTA]], acc) if real else cls_combine(m, q, V, rho, acc)
     for i in range(10):
@@ -201,7 +201,7 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
             dxV = dbdV / sr
             wgt = 1.0
         else:
-            Z0 = zstar(terms[it, 0], m * xb / sq, v, par)[0]
+            Z0 = zstar(cfg[E_CHCODE], terms[it, 0], m * xb / sq, v, par)[0]
             jx = tw[it] * Z0 * sq * dP / V
             dxm = 0.0
             dxq = -xb / (2.0 * q)

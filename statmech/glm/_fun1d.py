@@ -116,7 +116,7 @@ class Fun1D:
 
     # ------------------------------------------------------------------ numeric checks
     def _num(self, e):
-        f = sp.lambdify(self.var, e.subs(self.values), modules=["numpy"])
+        f = sp.lambdify(self.var, e.subs(self.values), modules=["scipy", "numpy"])
         return lambda x: np.asarray(f(np.asarray(x, dtype=float)), dtype=complex) * np.ones(np.shape(x))
 
     def numeric_breaks(self):

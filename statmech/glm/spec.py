@@ -433,8 +433,9 @@ class Channel(_Component):
         e = self.expr.subs(self.values)
         pp, pm = e.subs(y, 1), e.subs(y, -1)
         zs = np.concatenate([np.linspace(-10, 10, 401), [-1e3, 1e3]])
-        fp = sp.lambdify(z, pp, modules=["numpy", {"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}])
-        fm = sp.lambdify(z, pm, modules=["numpy", {"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}])
+        mods = [{"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}, "scipy", "numpy"]
+        fp = sp.lambdify(z, pp, modules=mods)
+        fm = sp.lambdify(z, pm, modules=mods)
         with np.errstate(all="ignore"):
             a = np.asarray(fp(zs), dtype=float) * np.ones_like(zs)
             b = np.asarray(fm(zs), dtype=float) * np.ones_like(zs)
