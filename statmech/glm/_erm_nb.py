@@ -343,6 +343,8 @@ def erm_eval(yv, alpha, fixq, rho, md, rule, F, J, st):
     (3 rows/cols; with ``fixq`` the q row/column is the identity), and the state ``st``
     (x, hats, the averages) of the point.  Returns a status code."""
     c = yv[0]
+    if not (abs(yv[1]) < 600.0 and abs(yv[2]) < 600.0 and abs(c) < 15.0):
+        return E_DOMAIN
     q = 1.0 if fixq else math.exp(yv[1])
     V = math.exp(yv[2])
     th = math.tanh(c)
