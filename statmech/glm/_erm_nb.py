@@ -109,16 +109,19 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
         fid = terms[it, 1]
         s = terms[it, 2]
         n = fn_abreaks(fid, sts[fid], V, par, ab, jmp)
-        if obs:
-            # where the prediction changes sign: P(a) = 0 at a = V f'(0-), V f'(0+)
-            pc = fn_which(fid, 0.0, par)
-            _, d1, _ = fn_val(fid, pc, 0.0, par)
-            if n + 3 <= NBR:
-                ab[n] = V * d1
+        # where the prediction changes sign, P(a) = 0 at a = V f'(0) (a kink's ends are already
+        # breaks): the training error's indicator jumps there, and for a smooth loss it is where
+        # the prox bends most (a break there keeps the rule accurate when V is large)
+        pc = fn_which(fid, 0.0, par)
+        _, d1, _ = fn_val(fid, pc, 0.0, par)
+        if n + 3 <= NBR:
+            ab[n] = V * d1
+            jmp[n, 2] = 0.0
+            n += 1
+            if obs:
+                ab[n] = 0.0
                 jmp[n, 2] = 0.0
-                ab[n + 1] = 0.0
-                jmp[n + 1, 2] = 0.0
-                n += 2
+                n += 1
         for i in range(n):
             if nb >= NBR:
                 break

@@ -155,8 +155,11 @@ def _solve_piece(k, i, a, V, lo, hi, par):
         phi = P + V * d1 - a
     if not (math.isfinite(bl) and math.isfinite(bh)):
         return P, False
-    # safeguarded Newton inside [bl, bh]
+    # safeguarded Newton inside [bl, bh]; the equation is known to rounding when |phi| is within
+    # a few ulps of its terms (P, a, V f'(P))
+    prev = math.inf
     for _ in range(PROX_MAXIT):
+        scale = abs(P) + abs(a) + abs(V * d1) + 1.0
         if phi == 0.0:
             return P, True
         if phi > 0.0:
@@ -165,15 +168,18 @@ def _solve_piece(k, i, a, V, lo, hi, par):
             bl = P
         den = 1.0 + V * d2
         Pn = P - phi / den if den > 0.0 else 0.5 * (bl + bh)
-        if not (Pn > bl and Pn < bh):
+        # bisection when Newton leaves the bracket or |phi| did not halve (rtsafe)
+        if not (Pn > bl and Pn < bh) or abs(phi) > 0.5 * prev:
             Pn = 0.5 * (bl + bh)
+        prev = abs(phi)
         dP = Pn - P
         P = Pn
         f, d1, d2 = fn_val(k, i, P, par)
         phi = P + V * d1 - a
-        if abs(dP) <= 4.0 * EPS * (1.0 + abs(P)) or bh - bl <= 4.0 * EPS * (1.0 + abs(P)):
+        if abs(dP) <= 4.0 * EPS * (1.0 + abs(P)) or bh - bl <= 4.0 * EPS * (1.0 + abs(P)) \
+                or (abs(phi) <= 8.0 * EPS * scale and abs(dP) <= 64.0 * EPS * scale):
             return P, True
-    return P, False
+    return P, abs(phi) <= 64.0 * EPS * (abs(P) + abs(a) + abs(V * d1) + 1.0)
 
 
 @numba.njit(cache=True)
