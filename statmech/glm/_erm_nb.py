@@ -82,10 +82,10 @@ def _gprims(P, f, a, V, Pa, PV):
 
 @numba.njit(cache=True)
 def ch_pass(m, q, V, rho, md, rule, out, obs):
-    """Phi_out and its gradient and Hessian in (m, q, V) into ``out[0:10]``; with ``obs`` True also
-    the observables into ``out[10:16]``: training loss, training error, E[(dP/da - 1)^2/V^2]
-    (replicon factor; inf with a jumping prox), test error (noisy labels), E[P^2] (real labels:
-    training mean-squared residual), 0.  Returns False if a prox failed."""
+    """Phi_out and its gradient and Hessian in (m, q, V) into ``out[0:10]``, and the observables into
+    ``out[10:16]``: training loss, training error, E[(dP/da - 1)^2/V^2] (replicon factor; inf with
+    a jumping prox), 0 (the test error: :func:`ch_test_error`), E[P^2] (real labels: training
+    mean-squared residual), 0.  ``obs`` is unused.  Returns False if a prox failed."""
     cfg, terms, tw, par, sts, tmix = md
     for i in range(16):
         out[i] = 0.0
@@ -101,7 +101,7 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
     sr = 1.0
     if real:
         sr = math.sqrt(rho + par[cfg[E_DELTA]] - 2.0 * m + q)
-    if cfg[E_LAYER] == 1 or obs:
+    if cfg[E_LAYER] == 1:
         br[nb] = 0.0
         nb += 1
     nterm = cfg[E_NTERMS]
@@ -118,10 +118,6 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
             ab[n] = V * d1
             jmp[n, 2] = 0.0
             n += 1
-            if obs:
-                ab[n] = 0.0
-                jmp[n, 2] = 0.0
-                n += 1
         for i in range(n):
             if nb >= NBR:
                 break
@@ -143,6 +139,7 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
     v = rho - m * m / q
     ok = True
     acc = np.zeros(max(NM_CLS, NM_REG))
+    hints = np.full(max(nterm, 1), math.nan)
     for kk in range(nn):
         wq = ws[kk]
         if wq == 0.0:
@@ -150,16 +147,16 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
         xi = zs[kk]
         if real:
             a = sr * xi
-            P, f, d1, Pa, PV, okp = prox(terms[0, 1], sts[terms[0, 1]], a, V, par)
+            P, f, d1, Pa, PV, okp = prox(terms[0, 1], sts[terms[0, 1]], a, V, par, hints[0])
+            hints[0] = P
             ok = ok and okp
             g, ga, gV, gaa, gaV, gVV = _gprims(P, f, a, V, Pa, PV)
             mo = reg_mono(xi, g, ga, gV, gaa, gaV, gVV)
             for i in range(NM_REG):
                 acc[i] += wq * mo[i]
-            if obs:
-                out[10] += wq * f
-                out[12] += wq * (Pa - 1.0) * (Pa - 1.0) / (V * V)
-                out[14] += wq * P * P
+            out[10] += wq * f
+            out[12] += wq * (Pa - 1.0) * (Pa - 1.0) / (V * V)
+            out[14] += wq * P * P
             continue
         mu = m * xi / sq
         for it in range(nterm):
@@ -169,24 +166,19 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
             wt = tw[it]
             Z0, Z1, Z2, Z11, Z12, Z22 = zstar(cfg[E_CHCODE], lab, mu, v, par)
             a = s * sq * xi
-            P, f, d1, Pa, PV, okp = prox(fid, sts[fid], a, V, par)
+            P, f, d1, Pa, PV, okp = prox(fid, sts[fid], a, V, par, hints[it])
+            hints[it] = P
             ok = ok and okp
             g, ga, gV, gaa, gaV, gVV = _gprims(P, f, a, V, Pa, PV)
             mo = cls_mono(xi, float(s), Z0, Z1, Z2, Z11, Z12, Z22, g, ga, gV, gaa, gaV, gVV)
             c = wq * wt
             for i in range(NM_CLS):
                 acc[i] += c * mo[i]
-            if obs:
-                out[10] += c * Z0 * f
-                wrong = P < 0.0 if terms[it, 3] == 0 else lab * P < 0.0
-                if wrong:
-                    out[11] += c * Z0
-                out[12] += c * Z0 * (Pa - 1.0) * (Pa - 1.0) / (V * V)
-        if obs:
-            # test error against noisy labels: y != sign(omega), omega = sqrt(q) xi
-            Zp = zstar(cfg[E_CHCODE], 1, mu, v, par)[0]
-            Zm = zstar(cfg[E_CHCODE], -1, mu, v, par)[0]
-            out[13] += wq * (Zm if xi > 0.0 else Zp)
+            out[10] += c * Z0 * f
+            wrong = P < 0.0 if terms[it, 3] == 0 else lab * P < 0.0
+            if wrong:
+                out[11] += c * Z0
+            out[12] += c * Z0 * (Pa - 1.0) * (Pa - 1.0) / (V * V)
     r = reg_combine(m, q, V, rho, par[cfg[E_DELTA]], acc) if real else cls_combine(m, q, V, rho, acc)
     for i in range(10):
         out[i] = r[i]
@@ -217,8 +209,7 @@ def ch_pass(m, q, V, rho, md, rule, out, obs):
             for i2 in range(i1, 3):
                 out[k] -= gd * dx[i1] * dx[i2]
                 k += 1
-        if obs:
-            out[12] = math.inf
+        out[12] = math.inf
     return ok
 
 
@@ -313,6 +304,7 @@ def pen_pass(mh, qh, Vh, rho, md, rule, out, obs):
         ws = np.empty(nmax)
         nn = build_rule(br, nb, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
         acc = np.zeros(NM_PEN)
+        hint = math.nan
         for kk in range(nn):
             wq = ws[kk]
             if wq == 0.0:
@@ -320,7 +312,8 @@ def pen_pass(mh, qh, Vh, rho, md, rule, out, obs):
             xi = zs[kk]
             b = mh * mu0 + sk * xi
             a = b * Vp
-            P, f, d1, Pa, PV, okp = prox(fid, st, a, Vp, par)
+            P, f, d1, Pa, PV, okp = prox(fid, st, a, Vp, par, hint)
+            hint = P
             ok = ok and okp
             f0 = b * P - 0.5 * Vh * P * P - f
             fb = P
@@ -346,7 +339,7 @@ def erm_eval(yv, alpha, fixq, rho, md, rule, F, J, st):
     (3 rows/cols; with ``fixq`` the q row/column is the identity), and the state ``st``
     (x, hats, the averages) of the point.  Returns a status code."""
     c = yv[0]
-    if not (abs(yv[1]) < 600.0 and abs(yv[2]) < 600.0 and abs(c) < 15.0):
+    if not (abs(yv[1]) < 200.0 and abs(yv[2]) < 200.0 and abs(c) < 15.0):
         return E_DOMAIN
     q = 1.0 if fixq else math.exp(yv[1])
     V = math.exp(yv[2])
@@ -371,7 +364,7 @@ def erm_eval(yv, alpha, fixq, rho, md, rule, F, J, st):
     dh[2, 1] = -2.0 * alpha * co[7]
     dh[2, 2] = -2.0 * alpha * co[8]
     po = np.empty(12)
-    if not pen_pass(mh, qh, Vh, rho, md, rule, po, False):
+    if not pen_pass(mh, qh, Vh, rho, md, rule, po, True):
         return E_DOMAIN
     mp = po[1]
     qp = -2.0 * po[3]
@@ -430,6 +423,10 @@ def erm_eval(yv, alpha, fixq, rho, md, rule, F, J, st):
     st[5] = Vh
     st[6] = co[0]
     st[7] = po[0]
+    for i in range(5):
+        st[8 + i] = co[10 + i]
+    st[13] = po[10]
+    st[14] = po[11]
     for i in range(F.shape[0]):
         if not math.isfinite(F[i]):
             return E_DOMAIN
@@ -456,7 +453,7 @@ def erm_newton(yv, alpha, fixq, rho, md, rule, st, info):
     J = np.empty((3, 3))
     Ft = np.empty(3)
     Jt = np.empty((3, 3))
-    stt = np.empty(8)
+    stt = np.empty(15)
     yt = np.empty(3)
     status = erm_eval(yv, alpha, fixq, rho, md, rule, F, J, st)
     if status != E_OK:
@@ -507,7 +504,7 @@ def erm_newton(yv, alpha, fixq, rho, md, rule, st, info):
             F[i] = Ft[i]
             for j in range(3):
                 J[i, j] = Jt[i, j]
-        for i in range(8):
+        for i in range(15):
             st[i] = stt[i]
         norm = nn
         if norm <= E_TOL and step_ok:
@@ -602,22 +599,32 @@ def erm_curve(alphas, y0, fixq, rho, md, rule, out, obs, cold):
     """Solutions at the increasing ``alphas`` (one call): the first from ``y0`` (cold path when
     ``cold``), each next one from the linear prediction in log alpha.  ``out[i]`` =
     (status, residual, iterations, y0, y1, y2, m, q, V, mh, qh, Vh, Phi_out, Phi_w); ``obs[i]``
-    the observables of :func:`erm_observe` (status E_PROX if they failed)."""
-    st = np.empty(8)
+    the observables (as :func:`erm_observe`) at the accepted point."""
+    st = np.empty(15)
     info = np.empty(3)
     y = y0.copy()
-    yp = y0.copy()
-    have_prev = False
+    hist = np.empty((3, 3))     # the last three solutions (rows: newest first)
+    lh = np.empty(3)            # their log alpha
+    nh = 0
     for i in range(alphas.shape[0]):
         a = alphas[i]
         ysave = y.copy()
         if i == 0 and cold:
             erm_cold(a, fixq, y, rho, md, rule, st, info)
         else:
-            if have_prev and i >= 2:
-                r = (math.log(a) - math.log(alphas[i - 1])) / (math.log(alphas[i - 1]) - math.log(alphas[i - 2]))
+            # predictor: Lagrange extrapolation in log alpha through the last (up to) three solutions
+            la = math.log(a)
+            if nh >= 2:
+                npt = 3 if nh >= 3 else 2
                 for j in range(3):
-                    y[j] = y[j] + (y[j] - yp[j]) * r
+                    val = 0.0
+                    for k in range(npt):
+                        wk = 1.0
+                        for l in range(npt):
+                            if l != k:
+                                wk *= (la - lh[l]) / (lh[k] - lh[l])
+                        val += wk * hist[k, j]
+                    y[j] = val
             erm_newton(y, a, fixq, rho, md, rule, st, info)
             if info[0] != E_OK:
                 # retry: the path from the previous solution
@@ -638,12 +645,17 @@ def erm_curve(alphas, y0, fixq, rho, md, rule, out, obs, cold):
             for k in range(i + 1, alphas.shape[0]):
                 out[k, 0] = E_PATH
             return
-        if not erm_observe(st[0], st[1], st[2], st[3], st[4], st[5], rho, md, rule, obs[i]):
-            out[i, 0] = E_PROX
-            return
+        for j in range(7):
+            obs[i, j] = st[8 + j]
+        obs[i, 3] = ch_test_error(st[0], st[1], rho, md, rule)
+        for k in range(2, 0, -1):
+            lh[k] = lh[k - 1]
+            for j in range(3):
+                hist[k, j] = hist[k - 1, j]
+        lh[0] = math.log(a)
         for j in range(3):
-            yp[j] = ysave[j]
-        have_prev = i >= 0
+            hist[0, j] = y[j]
+        nh = min(nh + 1, 3)
 
 
 @numba.njit(cache=True)
@@ -676,6 +688,32 @@ def _bridge(a_from, a_to, y, fixq, rho, md, rule, st, info):
 
 
 @numba.njit(cache=True)
+def ch_test_error(m, q, rho, md, rule):
+    """P(y != sign(omega)) for a fresh sample with its (noisy) label: ``E_xi Z(-sign xi, ...)``;
+    for real labels 0 (the mean-squared errors are closed forms)."""
+    cfg = md[0]
+    par = md[3]
+    if cfg[E_CHANNEL] == E_REAL:
+        return 0.0
+    br = np.empty(1)
+    br[0] = 0.0
+    n = rule_size(1, rule[0], rule[3])
+    zs = np.empty(n)
+    ws = np.empty(n)
+    nn = build_rule(br, 1, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
+    sq = math.sqrt(q)
+    v = rho - m * m / q
+    s = 0.0
+    for kk in range(nn):
+        if ws[kk] == 0.0:
+            continue
+        xi = zs[kk]
+        lab = -1 if xi > 0.0 else 1
+        s += ws[kk] * zstar(cfg[E_CHCODE], lab, m * xi / sq, v, par)[0]
+    return s
+
+
+@numba.njit(cache=True)
 def erm_observe(m, q, V, mh, qh, Vh, rho, md, rule, out):
     """Observables at a solution: out = (training loss, training error, channel replicon factor,
     test error, E P^2, penalty per weight, prior replicon factor)."""
@@ -686,7 +724,7 @@ def erm_observe(m, q, V, mh, qh, Vh, rho, md, rule, out):
     out[0] = co[10]
     out[1] = co[11]
     out[2] = co[12]
-    out[3] = co[13]
+    out[3] = ch_test_error(m, q, rho, md, rule)
     out[4] = co[14]
     out[5] = po[10]
     out[6] = po[11]

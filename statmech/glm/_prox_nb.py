@@ -36,6 +36,7 @@ if typing.TYPE_CHECKING:
 MAXK = 16                  # kinks per function (after merging)
 SL = 2 + 7 * MAXK          # length of a structure row
 PROX_MAXIT = 200
+NEWTON_DONE = 1e-9         # a Newton step this small (relative) is the last one needed
 EPS = 2.220446049250313e-16
 
 
@@ -106,8 +107,10 @@ def fn_struct(k, par, st):
 
 
 @numba.njit(cache=True)
-def _solve_piece(k, i, a, V, lo, hi, par):
-    """P in (lo, hi) with P + V f_i'(P) = a (increasing in P): closed form or safeguarded Newton."""
+def _solve_piece(k, i, a, V, lo, hi, par, hint):
+    """P in (lo, hi) with P + V f_i'(P) = a (increasing in P): closed form or safeguarded Newton
+    started from ``hint`` (the solution at a nearby point, e.g. the previous quadrature node) when
+    it lies in the interval, else from ``a``."""
     ok, P = fn_closed(k, i, a, V, par)
     if ok:
         if P < lo:
@@ -115,10 +118,26 @@ def _solve_piece(k, i, a, V, lo, hi, par):
         elif P > hi:
             P = hi
         return P, True
+    # plain Newton from the hint: phi' = 1 + V f'' >= 1, so from a nearby start it converges
+    # quadratically; a step of relative size <= NEWTON_DONE leaves an error ~ step^2
+    if hint > lo and hint < hi:
+        P = hint
+        for _ in range(6):
+            f, d1, d2 = fn_val(k, i, P, par)
+            den = 1.0 + V * d2
+            if not den > 0.0:
+                break
+            dP = -(P + V * d1 - a) / den
+            Pn = P + dP
+            if not (Pn > lo and Pn < hi):
+                break
+            P = Pn
+            if abs(dP) <= NEWTON_DONE * (1.0 + abs(P)):
+                return P, True
     # bracket [bl, bh] with phi(bl) <= 0 <= phi(bh)
     bl = lo
     bh = hi
-    P = a
+    P = hint if (hint > lo and hint < hi) else a
     if P <= lo or P >= hi:
         if math.isfinite(lo) and math.isfinite(hi):
             P = 0.5 * (lo + hi)
@@ -183,8 +202,9 @@ def _solve_piece(k, i, a, V, lo, hi, par):
 
 
 @numba.njit(cache=True)
-def prox(k, st, a, V, par):
-    """``(P, f(P), f'(P), dP/da, dP/dV, ok)`` of function ``k`` (structure ``st``) at ``a``, ``V > 0``."""
+def prox(k, st, a, V, par, hint):
+    """``(P, f(P), f'(P), dP/da, dP/dV, ok)`` of function ``k`` (structure ``st``) at ``a``, ``V > 0``;
+    ``hint``: a guess of P (NaN for none)."""
     nk = int(st[0])
     if fn_kind(k) == 1:
         return _prox_step(k, st, a, V, par)
@@ -195,7 +215,7 @@ def prox(k, st, a, V, par):
         if a < lo_b:
             lo = st[j] if j > 0 else -math.inf
             pc = int(st[1 + MAXK + j])
-            P, ok = _solve_piece(k, pc, a, V, lo, c, par)
+            P, ok = _solve_piece(k, pc, a, V, lo, c, par, hint)
             f, d1, d2 = fn_val(k, pc, P, par)
             den = 1.0 + V * d2
             return P, f, d1, 1.0 / den, -d1 / den, ok
@@ -205,7 +225,7 @@ def prox(k, st, a, V, par):
             return c, f, (a - c) / V, 0.0, 0.0, True
     lo = st[nk] if nk > 0 else -math.inf
     pc = int(st[1 + MAXK + nk])
-    P, ok = _solve_piece(k, pc, a, V, lo, math.inf, par)
+    P, ok = _solve_piece(k, pc, a, V, lo, math.inf, par, hint)
     f, d1, d2 = fn_val(k, pc, P, par)
     den = 1.0 + V * d2
     return P, f, d1, 1.0 / den, -d1 / den, ok

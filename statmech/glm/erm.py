@@ -29,8 +29,8 @@ from .spec import Model
 
 __all__ = ["ERMResult", "erm", "ridge_closed_form", "RULE_LEVEL"]
 
-#: tanh-sinh level of the finite pieces of the averages (step 2^-5; 257 nodes per piece)
-RULE_LEVEL = 5
+#: tanh-sinh level of the finite pieces of the averages (step 2^-6; 513 nodes per piece)
+RULE_LEVEL = 6
 _STATUS = {1: "Newton did not converge", 2: "the iterate left the domain (lam + Vh <= 0, V <= 0 ...)",
            3: "a proximal operator did not converge", 4: "the continuation in alpha from small alpha failed"}
 
