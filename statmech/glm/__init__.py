@@ -4,6 +4,7 @@ from .spec import (LOSSES, Channel, Loss, Model, Penalty, Prior, as_channel, as_
                    margin_counting, margin_loss, probit, random_labels, ridge, sign, spherical, square,
                    squared_hinge, u, w, y, z)
 from .erm import ERMResult, erm, ridge_closed_form
+from .gibbs import GibbsResult, gibbs
 from .bayes import BayesResult, BayesTransition, bayes_branches, bayes_optimal, bayes_transition
 
 __all__ = ["Model", "Loss", "Penalty", "Prior", "Channel", "erm", "ERMResult", "ridge_closed_form"]

@@ -127,6 +127,14 @@ def assembly_specs():
     ph = _d(None, php, (mh * mu0 + sp.sqrt(mh ** 2 * var0 + qh) * xi, Vh), (mh, qh, Vh))
     specs["asm_pen"] = Scalar((xi, mh, qh, Vh, mu0, var0, *php.values()), _flat(ph))
     counts["pen"] = _split("pen", (xi, *php.values()), (mh, qh, Vh, mu0, var0), specs["asm_pen"].exprs, specs)
+    # ---- Gibbs, binary labels: I = Z(m xi/sqrt q, rho - m^2/q) L(s sqrt(q) xi, 1 - q), theta = (m, q)
+    Lp = _prims("L")
+    th2 = (m, q)
+    Zt2 = _d(None, Zp, (m * xi / sp.sqrt(q), rho - m ** 2 / q), th2)
+    Lt2 = _d(None, Lp, (s * sp.sqrt(q) * xi, 1 - q), th2)
+    specs["asm_gib"] = Scalar((xi, m, q, rho, s, *Zp.values(), *Lp.values()), _flat(_product(Zt2, Lt2, 2), 2))
+    counts["gib"] = _split("gib", (xi, s, *Zp.values(), *Lp.values()), (m, q, rho), specs["asm_gib"].exprs,
+                           specs, sign=s)
     # ---- ERM, Ising student: E|b| for b ~ N(mh mu0, mh^2 var0 + qh), closed form, theta = (mh, qh)
     from ..symbolic import Gauss, H
     mb = mh * mu0

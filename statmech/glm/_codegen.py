@@ -33,7 +33,8 @@ from .spec import h, u, w, y
 
 __all__ = ["kernels_for", "ModelLayout", "Family", "builtin_family"]
 
-_INCLUDE = ("statmech.glm._prox_nb", "statmech.glm._quad_nb", "statmech.glm._erm_nb", "statmech.glm._bayes_nb")
+_INCLUDE = ("statmech.glm._prox_nb", "statmech.glm._quad_nb", "statmech.glm._erm_nb", "statmech.glm._bayes_nb",
+            "statmech.glm._gibbs_nb", "statmech.glm._solve_nb")
 
 # term modes of the binary-label ERM channel: the prox variable is the margin u, or h itself
 MODE_MARGIN, MODE_H = 0, 1
@@ -206,7 +207,7 @@ def _dispatch(fam):
         out.append(f"    if c == {c}:\n        if lab > 0:\n            return zs{c}_p(mu, v{allp})\n"
                    f"        return zs{c}_m(mu, v{allp})")
     out.append("    return 0.5, 0.0, 0.0, 0.0, 0.0, 0.0\n")
-    theta = {"cls": "m, q, V, rho", "reg": "m, q, V, rho, dl", "pen": "mh, qh, Vh, mu0, var0"}
+    theta = {"cls": "m, q, V, rho", "reg": "m, q, V, rho, dl", "pen": "mh, qh, Vh, mu0, var0", "gib": "m, q, rho"}
     for name, n in fam.counts.items():
         out.append(f"NM_{name.upper()} = {n}\n")
         head(f"{name}_combine({theta[name]}, S)")
@@ -268,10 +269,10 @@ class ModelLayout:
         self.terms = []          # (label, fid, s, mode, weight)
         self.channel_kind = {"binary": CH_BINARY, "random": CH_RANDOM, "real": CH_REAL}[ch.labels]
         self.chcode = next((i for i, c in enumerate(fam.channels) if c.key() == ch.key()), -1)
-        if theory == "erm":
+        if theory in ("erm", "gibbs"):
             loss = model.loss
             if loss is None:
-                raise ValueError("erm: the model has no loss (give Model(..., loss=...))")
+                raise ValueError(f"{theory}: the model has no loss (give Model(..., loss=...))")
             lk = loss.key()
             if ch.labels == "real":
                 ids = fam.fids.get((lk, "residual"))
@@ -290,12 +291,24 @@ class ModelLayout:
                 self.terms += [(1, ids[0], 1, MODE_H, 1.0), (-1, ids[1], 1, MODE_H, 1.0)]
             for _, fid, *_ in self.terms:
                 f = fam.funs[fid]
+                if theory == "gibbs":
+                    if f.kind != "step" and not all(f.constant):
+                        raise ValueError(f"gibbs: the cost {loss.expr} must be a step function of the margin "
+                                         "(e.g. the margin-counting cost): Gibbs learning with a smooth cost "
+                                         "needs the Gaussian smoothing of exp(-beta loss), not implemented")
+                    continue
                 if f.kind == "nonconvex":
                     raise ValueError(f"erm: the {f.what} {loss.expr} is not convex and not a step function: its "
                                      "proximal operator is not single-valued on intervals the solver can find; "
                                      "use glm.gibbs for non-convex costs")
             pen = model.penalty
             self.pen_fid = -1
+            if theory == "gibbs":
+                if pen.constraint not in ("spherical", "ising"):
+                    raise ValueError("gibbs: the student must be spherical (penalty='spherical') or Ising "
+                                     f"(penalty='ising'), got {pen!r}")
+                self.pen_kind = PEN_SPHERE if pen.constraint == "spherical" else PEN_ISING
+                return
             if pen.constraint == "spherical":
                 self.pen_kind = PEN_SPHERE
             elif pen.constraint == "ising":

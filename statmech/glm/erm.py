@@ -112,7 +112,7 @@ def _solve(model, alphas, level=RULE_LEVEL):
     fixq = model.penalty.constraint in ("spherical", "ising")
     out = np.zeros((alphas.size, 14))
     obs = np.zeros((alphas.size, 7))
-    ks.erm_curve(alphas, _start(model, lay), fixq, rho, md, rule, out, obs, True)
+    ks.sv_curve(0, alphas, _start(model, lay), 1 if fixq else 0, rho, math.inf, md, rule, out, obs, True)
     for i in range(alphas.size):
         status = int(out[i, 0])
         if status != 0 or not out[i, 1] <= 1e-10:
