@@ -7,6 +7,7 @@ from .erm import ERMResult, erm, ridge_closed_form
 from .gibbs import GibbsResult, gibbs
 from .thresholds import (Thresholds, max_margin, ridge_peak, ridge_peak_line, sat_unsat, separability,
                          separability_line, thresholds, zero_set)
+from .replica_breaking import sat_unsat_rsb, storage_rsb
 from .bayes import BayesResult, BayesTransition, bayes_branches, bayes_optimal, bayes_transition
 
 __all__ = ["Model", "Loss", "Penalty", "Prior", "Channel", "erm", "ERMResult", "ridge_closed_form"]
