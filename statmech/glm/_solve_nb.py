@@ -28,6 +28,8 @@ if typing.TYPE_CHECKING:
     from statmech.glm._erm_nb import E_DOMAIN, E_FLOOR, E_MAXIT, E_NEWTON, E_OK, E_PATH, E_PROX, E_TOL, E_XTOL
     from statmech.glm._erm_nb import ch_test_error, erm_eval
     from statmech.glm._gibbs_nb import gib_eval
+    from statmech.glm._erm_nb import E_NFUN
+    from statmech.glm._prox_nb import fn_struct
 
 
 @numba.njit(cache=True)
@@ -291,3 +293,102 @@ def _bridge(th, a_from, a_to, y, kind, rho, beta, md, rule, st, info):
     info[2] = total
 
 
+
+
+@numba.njit(cache=True)
+def refresh_structs(md):
+    """Recompute the structure rows of every function in place (after a change of ``par``)."""
+    cfg, terms, tw, par, sts, tmix = md
+    for k in range(cfg[E_NFUN]):
+        fn_struct(k, par, sts[k])
+
+
+@numba.njit(cache=True)
+def sv_path(th, alpha, pidx, pvals, logp, y0, kind, rho, beta, md, rule, out, obs, cold):
+    """Solutions at fixed ``alpha`` along the parameter ``par[pidx]`` = ``pvals`` (in order), each
+    predicted by Lagrange extrapolation (in ``log`` of the parameter when ``logp``) through the
+    last three, a failed point bridged by halved sub-steps from the previous one.  ``out``/``obs``
+    as in :func:`sv_curve`.  ``par[pidx]`` is left at the last value solved."""
+    par = md[3]
+    st = np.empty(15)
+    info = np.empty(3)
+    y = y0.copy()
+    hist = np.empty((3, 3))
+    lh = np.empty(3)
+    nh = 0
+    for i in range(pvals.shape[0]):
+        v = pvals[i]
+        ysave = y.copy()
+        if i == 0:
+            par[pidx] = v
+            refresh_structs(md)
+            if cold:
+                sv_cold(th, alpha, kind, y, rho, beta, md, rule, st, info)
+            else:
+                sv_newton(th, y, alpha, kind, rho, beta, md, rule, st, info)
+        else:
+            lv = math.log(v) if logp else v
+            if nh >= 2:
+                npt = 3 if nh >= 3 else 2
+                for j in range(3):
+                    val = 0.0
+                    for k in range(npt):
+                        wk = 1.0
+                        for l in range(npt):
+                            if l != k:
+                                wk *= (lv - lh[l]) / (lh[k] - lh[l])
+                        val += wk * hist[k, j]
+                    y[j] = val
+            par[pidx] = v
+            refresh_structs(md)
+            sv_newton(th, y, alpha, kind, rho, beta, md, rule, st, info)
+            if info[0] != E_OK:
+                # bridge from the previous value by sub-steps
+                for j in range(3):
+                    y[j] = ysave[j]
+                v0 = pvals[i - 1]
+                t = 0.0
+                h = 0.5
+                total = 0.0
+                for _ in range(200):
+                    if t >= 1.0:
+                        break
+                    tn = min(1.0, t + h)
+                    par[pidx] = v0 + (v - v0) * tn if not logp else math.exp(
+                        math.log(v0) + (math.log(v) - math.log(v0)) * tn)
+                    refresh_structs(md)
+                    ys = y.copy()
+                    sv_newton(th, y, alpha, kind, rho, beta, md, rule, st, info)
+                    total += info[2]
+                    if info[0] != E_OK:
+                        for j in range(3):
+                            y[j] = ys[j]
+                        h *= 0.5
+                        if h < 1e-6:
+                            break
+                        continue
+                    t = tn
+                    h *= 1.5
+                info[2] = total
+        out[i, 0] = info[0]
+        out[i, 1] = info[1]
+        out[i, 2] = info[2]
+        for j in range(3):
+            out[i, 3 + j] = y[j]
+        for j in range(8):
+            out[i, 6 + j] = st[j]
+        if info[0] != E_OK:
+            for k in range(i + 1, pvals.shape[0]):
+                out[k, 0] = E_PATH
+            return
+        for j in range(7):
+            obs[i, j] = st[8 + j]
+        obs[i, 3] = ch_test_error(st[0], st[1], rho, md, rule)
+        for k in range(2, 0, -1):
+            lh[k] = lh[k - 1]
+            for j in range(3):
+                hist[k, j] = hist[k - 1, j]
+        lh[0] = math.log(v) if logp else v
+        for j in range(3):
+            hist[0, j] = y[j]
+        nh = min(nh + 1, 3)
