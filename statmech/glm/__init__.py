@@ -7,6 +7,7 @@ from .erm import ERMResult, erm, ridge_closed_form
 from .gibbs import GibbsResult, gibbs
 from .thresholds import (Thresholds, max_margin, ridge_peak, ridge_peak_line, sat_unsat, separability,
                          separability_line, thresholds, zero_set)
+from .denoisers import Denoisers
 from .curves import (erm_problem, learning_curve, optimal_lam, optimal_lam_curve, parameter_path,
                      regularisation_path)
 from .replica_breaking import sat_unsat_rsb, storage_rsb

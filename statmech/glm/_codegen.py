@@ -34,7 +34,7 @@ from .spec import h, u, w, y
 __all__ = ["kernels_for", "ModelLayout", "Family", "builtin_family"]
 
 _INCLUDE = ("statmech.glm._prox_nb", "statmech.glm._quad_nb", "statmech.glm._erm_nb", "statmech.glm._bayes_nb",
-            "statmech.glm._gibbs_nb", "statmech.glm._solve_nb")
+            "statmech.glm._gibbs_nb", "statmech.glm._solve_nb", "statmech.glm._vector_nb")
 
 # term modes of the binary-label ERM channel: the prox variable is the margin u, or h itself
 MODE_MARGIN, MODE_H = 0, 1
