@@ -353,6 +353,18 @@ class ModelLayout:
 _KS = {}
 
 
+def _SOURCES_KEY():
+    """Hash of the Python files that shape the generated text besides this one (the analysis of the
+    functions, the assembly, the built-in specs): part of every family's cache key."""
+    import hashlib
+    from pathlib import Path
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in ("_fun1d.py", "_assembly.py", "spec.py"):
+        h.update((here / name).read_bytes())
+    return "\n" + h.hexdigest()[:16]
+
+
 def kernels_for(model, theory):
     """``(KernelSet, ModelLayout)`` of ``model`` for ``theory`` (the family's module, built once
     per process and family)."""
@@ -367,7 +379,7 @@ def kernels_for(model, theory):
             build.__name__ = f"glm_{tag}"
             build.__qualname__ = build.__name__
             build.__module__ = __name__
-            ks = KernelSet(build, include=_INCLUDE, key=fam.key)
+            ks = KernelSet(build, include=_INCLUDE, key=fam.key + _SOURCES_KEY())
             _KS[fam.key] = ks
     if not hasattr(fam, "counts"):
         fam.counts = assembly_specs()[1]

@@ -409,6 +409,11 @@ def erm_eval(yv, alpha, fixq, rho, md, rule, F, J, st):
             for k in range(3):
                 s += Jx[i, k] * D[k, j]
             J[i, j] = s / scale[i]
+    # the scales depend on y too: d(1/s_i)/dy_j terms (zero at a root; kept so that J is exact)
+    if not fixq:
+        J[0, 1] -= 0.5 * F[0]
+        J[1, 1] -= F[1]
+    J[2, 2] -= F[2]
     if fixq:
         F[1] = 0.0
         for j in range(3):

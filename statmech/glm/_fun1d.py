@@ -31,9 +31,28 @@ import math
 import numpy as np
 import sympy as sp
 
+from ..gaussian import log_2cosh
+from ..symbolic import Log2Cosh
+
 __all__ = ["Fun1D"]
 
 _REWRITE = (sp.Max, sp.Min, sp.Abs, sp.Heaviside, sp.sign)
+
+
+def _stable(expr):
+    """``log(1 + exp(X))`` -> ``X/2 + Log2Cosh(X/2)`` (the same function, evaluated without
+    overflow for large X by :func:`statmech.gaussian.log_2cosh_nb`)."""
+    def is_softplus(e):
+        if not isinstance(e, sp.log):
+            return False
+        a = e.args[0]
+        return isinstance(a, sp.Add) and len(a.args) == 2 and sp.S.One in a.args and \
+            any(isinstance(t, sp.exp) for t in a.args)
+
+    def repl(e):
+        x = next(t for t in e.args[0].args if isinstance(t, sp.exp)).args[0]
+        return x / 2 + Log2Cosh(x / 2)
+    return expr.replace(is_softplus, repl)
 
 
 def _as_piecewise(expr):
@@ -80,7 +99,8 @@ class Fun1D:
                 raise ValueError(f"{what} {self.expr}: nested piecewise definition not understood")
             if isinstance(cond, sp.Eq):      # a single point: irrelevant (lower semicontinuous hull)
                 continue
-            self.pieces.append(sp.simplify(ex) if ex.count_ops() < 40 else ex)
+            ex = sp.simplify(ex) if ex.count_ops() < 40 else ex
+            self.pieces.append(_stable(ex))
             self.conds.append(cond)
         if not self.pieces:
             raise ValueError(f"{what} {self.expr}: no piece defined on an interval")
@@ -116,7 +136,7 @@ class Fun1D:
 
     # ------------------------------------------------------------------ numeric checks
     def _num(self, e):
-        f = sp.lambdify(self.var, e.subs(self.values), modules=["scipy", "numpy"])
+        f = sp.lambdify(self.var, e.subs(self.values), modules=[{"Log2Cosh": log_2cosh}, "scipy", "numpy"])
         return lambda x: np.asarray(f(np.asarray(x, dtype=float)), dtype=complex) * np.ones(np.shape(x))
 
     def numeric_breaks(self):

@@ -310,6 +310,13 @@ def gib_eval(yv, alpha, kind, rho, beta, md, rule, F, J, st):
     J[0, 1] = Jx[0, 0] * D01 + Jx[0, 1] * D11
     J[1, 0] = Jx[1, 0] * D00
     J[1, 1] = Jx[1, 0] * D01 + Jx[1, 1] * D11
+    # derivatives of the scale factors in t (zero at a root; kept so that J is exact)
+    if kind == G_SPHERE:
+        J[0, 1] -= q * F[0]
+        J[1, 1] -= 2.0 * q * F[1]
+    else:
+        J[0, 1] -= 0.5 * p1 * F[0]
+        J[1, 1] += q * F[1]
     st[0] = m
     st[1] = q
     st[2] = p1

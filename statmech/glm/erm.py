@@ -99,6 +99,26 @@ def _start(model, layout):
     return np.array([0.0, math.log(1e-4), math.log(V0)])
 
 
+def _fixq_start(ks, model, alpha, rho, md, rule):
+    """Start of a constrained (spherical, Ising) student: the least scaled residual over a grid."""
+    cs = (0.0,) if model.channel.labels == "random" else (0.2, 0.6, 1.2, 2.0)
+    best, yb = np.inf, None
+    F = np.empty(3)
+    J = np.empty((3, 3))
+    st = np.empty(15)
+    for c in cs:
+        for lv in np.linspace(-6.0, 8.0, 57):
+            y = np.array([c, 0.0, lv])
+            if ks.erm_eval(y, float(alpha), True, rho, md, rule, F, J, st) == 0:
+                n = float(np.max(np.abs(F)))
+                if n < best:
+                    best, yb = n, y
+    if yb is None:
+        raise ConvergenceError(f"glm.erm: no start found for the constrained student at alpha = {alpha!r}",
+                               diagnostics={"alpha": float(alpha)})
+    return yb
+
+
 def _solve(model, alphas, level=RULE_LEVEL):
     """Raw solutions along the increasing array ``alphas``: (rows, observables, layout)."""
     ks, lay = kernels_for(model, "erm")
@@ -112,7 +132,13 @@ def _solve(model, alphas, level=RULE_LEVEL):
     fixq = model.penalty.constraint in ("spherical", "ising")
     out = np.zeros((alphas.size, 14))
     obs = np.zeros((alphas.size, 7))
-    ks.sv_curve(0, alphas, _start(model, lay), 1 if fixq else 0, rho, math.inf, md, rule, out, obs, True)
+    if fixq:
+        # a constrained student has no small-alpha limit to start from (below the SAT/UNSAT point of
+        # a margin loss V is infinite): the start is the best residual on a grid in (c, log V)
+        y0, cold = _fixq_start(ks, model, alphas[0], rho, md, rule), False
+    else:
+        y0, cold = _start(model, lay), True
+    ks.sv_curve(0, alphas, y0, 1 if fixq else 0, rho, math.inf, md, rule, out, obs, cold)
     for i in range(alphas.size):
         status = int(out[i, 0])
         if status != 0 or not out[i, 1] <= 1e-10:

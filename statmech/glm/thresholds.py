@@ -200,11 +200,12 @@ def max_margin(channel, alpha):
 def _ridge_eg_sympy():
     a, lam, c, rho = sp.symbols("alpha lam c rho", positive=True)
     b = lam + a - 1
-    V = (-b + sp.sqrt(b * b + 4 * lam)) / (2 * lam)
+    V = 2 / (b + sp.sqrt(b * b + 4 * lam))        # the positive root, without cancellation
     k = V / (1 + V)
     m = rho * a * c * k
-    q = a * k * k * (rho * a * c * c + 1 - 2 * c * m) / (1 - a * k * k)
-    return sp.acos(m / sp.sqrt(rho * q)) / sp.pi, (a, lam, c, rho)
+    # sqrt(q) written with k > 0 outside the root (no |.| for sympy to differentiate)
+    sq = k * sp.sqrt(a * (rho * a * c * c + 1 - 2 * c * m) / (1 - a * k * k))
+    return sp.acos(m / (sp.sqrt(rho) * sq)) / sp.pi, (a, lam, c, rho)
 
 
 def ridge_peak(lam, noise=0.0):
@@ -228,10 +229,16 @@ def ridge_peak_line(noise=0.0, lam_min=1e-6, lam_max=1.0):
     ll = sp.Symbol("loglam", real=True)
     cval = (1 - 2 * float(noise)) * math.sqrt(2 / math.pi)
     expr = eg.subs({lam: sp.exp(ll), c: cval, rho: 1})
-    # the start: the maximum near alpha = 1 at lam_min
+    # the start: the maximum near alpha = 1 at lam_min (width ~ sqrt(lam)): the sign change + -> -
+    # of d eps_g/d alpha on a grid around 1, refined by Brent
     f = sp.lambdify((a, ll), sp.diff(expr, a), "mpmath")
     l0 = math.log(lam_min)
-    a0 = float(root_scalar(lambda x: float(f(x, l0)), (0.5, 1.0 + 10 * math.sqrt(lam_min) + 0.5)).x[0])
+    grid = 1.0 + np.linspace(-0.5, 0.5, 2001) * max(50.0 * math.sqrt(lam_min), 1e-3)
+    vals = np.array([float(f(x, l0)) for x in grid])
+    k = np.nonzero((vals[:-1] > 0) & (vals[1:] <= 0))[0]
+    if not k.size:
+        raise ValueError(f"ridge_peak_line: no peak of eps_g(alpha) near alpha = 1 at lam = {lam_min:g}")
+    a0 = float(root_scalar(lambda x: float(f(x, l0)), (grid[k[0]], grid[k[0] + 1])).x[0])
     prob = C.Problem.from_sympy(-expr, [a], ll, kind="free_energy", x0=[a0], p0=l0)
     br = C.trace(prob, p_min=l0, p_max=math.log(lam_max), ds=0.05, direction=1)
     folds = br.points("fold")
