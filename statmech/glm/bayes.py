@@ -126,6 +126,14 @@ class _Setup:
         if t is None:
             t = np.empty((_YGRID.size, 7))
             self.ks.bo_scan(_YGRID, *self.args(), t)
+            # beyond the maximum of alpha(qh), where a branch falls to alpha < 1e-9 (q = rho to
+            # rounding), the table is rounding noise: cut it there
+            ok = np.isfinite(t[:, 0])
+            if ok.any():
+                imax = int(np.nanargmax(np.where(ok, t[:, 0], -np.inf)))
+                low = np.nonzero(ok & (np.arange(t.shape[0]) > imax) & (t[:, 0] < 1e-9))[0]
+                if low.size:
+                    t[low[0]:] = np.nan
             self._table = t
         return t
 
@@ -149,8 +157,15 @@ class _Setup:
         return out
 
     def fold_y(self, i0, i1):
-        """y of the fold between grid points i1 and i1 + 1 (Brent on d log alpha/dy = 0)."""
+        """y of the fold between grid points i1 and i1 + 1 (Brent on d log alpha/dy = 0; cached)."""
         from ..saddle import root_scalar
+        cache = self.__dict__.setdefault("_folds", {})
+        if i1 in cache:
+            return cache[i1]
+        cache[i1] = self._fold(i1, root_scalar)
+        return cache[i1]
+
+    def _fold(self, i1, root_scalar):
         a, b = _YGRID[i1], _YGRID[i1 + 1]
 
         def f(yv):

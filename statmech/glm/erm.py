@@ -213,12 +213,10 @@ def erm(model, alpha, *, level=RULE_LEVEL):
     check_real("alpha", alpha, function="glm.erm")
     a = check_range("alpha", alpha, 0.0, lo_open=True)
     flat = np.atleast_1d(a).ravel()
-    order = np.argsort(flat, kind="stable")
-    out, obs, lay = _solve(model, np.ascontiguousarray(flat[order]), level)
-    inv = np.empty_like(order)
-    inv[order] = np.arange(order.size)
-    d = _assemble(model, flat[order], out, obs, lay)
-    d = {k: (v[inv].reshape(a.shape) if isinstance(v, np.ndarray) and v.shape == (flat.size,) else v)
+    uniq, inv = np.unique(flat, return_inverse=True)       # sorted, each value solved once
+    out, obs, lay = _solve(model, np.ascontiguousarray(uniq), level)
+    d = _assemble(model, uniq, out, obs, lay)
+    d = {k: (v[inv].reshape(a.shape) if isinstance(v, np.ndarray) and v.shape == (uniq.size,) else v)
          for k, v in d.items()}
     if a.ndim == 0:
         d = _scalarize({k: (np.atleast_1d(v) if isinstance(v, np.ndarray) else v) for k, v in d.items()})

@@ -126,11 +126,8 @@ def gibbs(model, alpha, T=0.0, *, level=_LEVEL):
     a = check_range("alpha", alpha, 0.0, lo_open=True)
     T = float(check_range("T", T, 0.0))
     flat = np.atleast_1d(a).ravel()
-    order = np.argsort(flat, kind="stable")
-    out, obs, rho, beta = _solve(model, np.ascontiguousarray(flat[order]), T, level)
-    inv = np.empty_like(order)
-    inv[order] = np.arange(order.size)
-    al = flat[order]
+    al, inv = np.unique(flat, return_inverse=True)         # sorted, each value solved once
+    out, obs, rho, beta = _solve(model, np.ascontiguousarray(al), T, level)
     m, q, p1, mh, qh = (out[:, 6 + j] for j in range(5))
     psi, phin = out[:, 12], out[:, 13]
     phi = phin + al * psi

@@ -240,7 +240,8 @@ def ridge_peak_line(noise=0.0, lam_min=1e-6, lam_max=1.0):
         raise ValueError(f"ridge_peak_line: no peak of eps_g(alpha) near alpha = 1 at lam = {lam_min:g}")
     a0 = float(root_scalar(lambda x: float(f(x, l0)), (grid[k[0]], grid[k[0] + 1])).x[0])
     prob = C.Problem.from_sympy(-expr, [a], ll, kind="free_energy", x0=[a0], p0=l0)
-    br = C.trace(prob, p_min=l0, p_max=math.log(lam_max), ds=0.05, direction=1)
+    with np.errstate(invalid="ignore", divide="ignore"):    # trial points beyond the fold are rejected
+        br = C.trace(prob, p_min=l0, p_max=math.log(lam_max), ds=0.05, direction=1)
     folds = br.points("fold")
     lam_fold = math.exp(folds[0].p) if folds else math.nan
     # the peak side: before the fold

@@ -37,7 +37,7 @@ from ..result import Result
 from ._glm_nb import hinge_dual_cd
 from .finite_size import extrapolate, instance_rng, map_tasks
 
-__all__ = ["glm_instance", "erm_fit", "gamp", "observables", "glm_simulation", "GLMSimulation"]
+__all__ = ["glm_instance", "erm_fit", "gamp", "observables", "glm_simulation", "glm_simulation_point", "GLMSimulation"]
 
 OBSERVABLES = ("m", "q", "generalization_error", "training_error", "training_loss")
 
@@ -249,3 +249,16 @@ def glm_simulation(model, alpha, Ns=(100, 200, 400), instances=20, *, route="erm
     conv = all(r.get("converged", True) for r in res)
     return GLMSimulation(alpha, np.array(Ns), instances, route, mean, sem, ext, exterr,
                          ext["generalization_error"], exterr["generalization_error"], conv, 0.0, its, raw=raw)
+
+
+def glm_simulation_point(loss, lam, noise, alpha, Ns=(100, 200, 400), instances=20, seed=0, route="erm",
+                         prior="gaussian"):
+    """:func:`glm_simulation` for a built-in model given by plain values (a ``loss`` name, the ridge
+    ``lam``, the sign channel's ``noise``, the teacher ``prior``): the call stored in the figure data
+    files (``statmech figures --recompute glm_learning_curves``).  The per-instance values (``raw``)
+    are dropped."""
+    from ..glm import ridge, sign
+    model = Model(prior=prior, channel=sign(noise), loss=loss, penalty=ridge(lam))
+    r = glm_simulation(model, alpha, Ns=tuple(Ns), instances=instances, route=route, seed=seed, progress=False)
+    return GLMSimulation(r.alpha, r.Ns, r.instances, r.route, r.mean, r.sem, r.extrapolated, r.extrapolated_error,
+                         r.generalization_error, r.error, r.converged, r.residual, r.iterations)
