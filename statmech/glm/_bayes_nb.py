@@ -27,7 +27,7 @@ from statmech.gaussian import G_nb, H_nb
 
 if typing.TYPE_CHECKING:
     from statmech.glm._codegen import zstar
-    from statmech.glm._quad_nb import build_rule, rule_size
+    from statmech.glm._quad_nb import GH_A2, build_rule, gh_rule, rule_size
 
 NBB = 64
 B_OK, B_DOMAIN = 0, 2
@@ -115,10 +115,13 @@ def bo_in(qh, tmix, rule, out):
                     Bt = (qh * (m1 * m1 - m2 * m2) / 2.0 - d * math.log(tmix[k1, 0] / tmix[k2, 0])) / (m1 - m2)
                     br[nb] = (Bt - mB) / sB if sB > 0.0 else 0.0
                     nb += 1
-        n = rule_size(nb, rule[0], rule[3])
+        n = max(rule_size(nb, rule[0], rule[3]), rule[5].shape[0])
         zs = np.empty(n)
         ws = np.empty(n)
-        nn = build_rule(br, nb, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
+        if qh <= GH_A2 / 3.0:
+            nn = gh_rule(rule, zs, ws)      # posterior moments smooth on the scale of the rule
+        else:
+            nn = build_rule(br, nb, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
         dB = 0.0
         for kk in range(nn):
             wq = ws[kk] * pw
@@ -137,9 +140,10 @@ def bo_in(qh, tmix, rule, out):
 
 
 @numba.njit(cache=True)
-def bo_out(q, v, chcode, real, delta, par, rule, out):
+def bo_out(q, v, chcode, real, delta, par, rule, out, sym):
     """Channel side at ``q``: out = (g, dg/dq, Psi_out, E sum_y Z (d^2_omega log Z)^2) with
-    g = E sum_y Z (d_omega log Z)^2 (Eq. B2); ``v = rho - q``."""
+    g = E sum_y Z (d_omega log Z)^2 (Eq. B2); ``v = rho - q``.  ``sym``: the channel is symmetric,
+    ``Z(-y, -omega) = Z(y, omega)``, so the label sum is twice the y = +1 term (xi -> -xi)."""
     for i in range(4):
         out[i] = 0.0
     if not (v > 0.0 and q >= 0.0):
@@ -154,17 +158,23 @@ def bo_out(q, v, chcode, real, delta, par, rule, out):
     sq = math.sqrt(q)
     br = np.empty(2)
     br[0] = 0.0
-    n = rule_size(1, rule[0], rule[3])
+    n = max(rule_size(1, rule[0], rule[3]), rule[5].shape[0])
     zs = np.empty(n)
     ws = np.empty(n)
-    nn = build_rule(br, 1, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
+    if q <= GH_A2 * v:
+        nn = gh_rule(rule, zs, ws)          # the layer of width sqrt(v/q) >= 1/sqrt(GH_A2): smooth
+    else:
+        nn = build_rule(br, 1, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
     for kk in range(nn):
         wq = ws[kk]
         if wq == 0.0:
             continue
         xi = zs[kk]
         om = sq * xi
+        wl = 2.0 * wq if sym else wq
         for lab in (1, -1):
+            if sym and lab < 0:
+                break
             Z, Zw, Zv, Zww, Zwv, Zvv = zstar(chcode, lab, om, v, par)
             if not Z > 1e-290:
                 continue
@@ -176,15 +186,15 @@ def bo_out(q, v, chcode, real, delta, par, rule, out):
             Kv = 2.0 * r * Zwv - r * r * Zv
             dK = Kw * xi / (2.0 * sq) - Kv if sq > 0.0 else -Kv
             L2 = Zww / Z - r * r
-            out[0] += wq * K
-            out[1] += wq * dK
-            out[2] += wq * Z * lz
-            out[3] += wq * Z * L2 * L2
+            out[0] += wl * K
+            out[1] += wl * dK
+            out[2] += wl * Z * lz
+            out[3] += wl * Z * L2 * L2
     return True
 
 
 @numba.njit(cache=True)
-def bo_branch(y, rho, tmix, chcode, real, delta, par, rule, out):
+def bo_branch(y, rho, tmix, chcode, real, delta, par, rule, sym, out):
     """The branch point at ``qh = exp(y)``: out = (alpha, d log alpha/dy, q, qh, free entropy,
     state-evolution slope dq'/dq, replicon); returns False outside the domain."""
     qh = math.exp(y)
@@ -194,7 +204,7 @@ def bo_branch(y, rho, tmix, chcode, real, delta, par, rule, out):
     if not (pin[4] > 0.0 and q >= 0.0):
         return False
     pout = np.empty(4)
-    if not bo_out(q, pin[4], chcode, real, delta, par, rule, pout):
+    if not bo_out(q, pin[4], chcode, real, delta, par, rule, pout, sym):
         return False
     g = pout[0]
     if not g > 0.0:
@@ -213,25 +223,16 @@ def bo_branch(y, rho, tmix, chcode, real, delta, par, rule, out):
 
 
 @numba.njit(cache=True)
-def bo_solve(alpha, y0, lo, hi, rho, tmix, chcode, real, delta, par, rule, out):
-    """Root of log alpha(y) = log alpha in (lo, hi) (a monotone piece of the branch) from y0:
-    Newton with the bracket kept, bisection when a step leaves it.  out as in bo_branch, plus
-    out[7] = |log alpha(y) - log alpha|, out[8] = iterations, out[9] = y."""
+def bo_solve(alpha, y0, lo, hi, inc, rho, tmix, chcode, real, delta, par, rule, sym, out):
+    """Root of log alpha(y) = log alpha in (lo, hi), a monotone piece of the branch (increasing when
+    ``inc``), from y0: Newton with the bracket kept, bisection when a step leaves it.  out as in
+    bo_branch, plus out[7] = |log alpha(y) - log alpha|, out[8] = iterations, out[9] = y."""
     la = math.log(alpha)
     y = y0
     bl, bh = lo, hi
-    # orientation: increasing piece if alpha(lo) < alpha(hi)
-    tmp = np.empty(7)
-    ok_lo = bo_branch(bl, rho, tmix, chcode, real, delta, par, rule, tmp)
-    flo = math.log(tmp[0]) - la if ok_lo else -math.inf
-    inc = True
-    ok_hi = bo_branch(bh, rho, tmix, chcode, real, delta, par, rule, tmp)
-    fhi = math.log(tmp[0]) - la if ok_hi else math.inf
-    if ok_lo and ok_hi:
-        inc = fhi > flo
     it = 0
     for it in range(1, 200):
-        if not bo_branch(y, rho, tmix, chcode, real, delta, par, rule, out):
+        if not bo_branch(y, rho, tmix, chcode, real, delta, par, rule, sym, out):
             y = 0.5 * (bl + bh)
             continue
         f = math.log(out[0]) - la
@@ -261,9 +262,9 @@ def bo_solve(alpha, y0, lo, hi, rho, tmix, chcode, real, delta, par, rule, out):
 
 
 @numba.njit(cache=True)
-def bo_scan(ys, rho, tmix, chcode, real, delta, par, rule, out):
+def bo_scan(ys, rho, tmix, chcode, real, delta, par, rule, sym, out):
     """The branch on the grid ``ys`` (log qh): out[i] = bo_branch (NaN where undefined)."""
     for i in range(ys.shape[0]):
-        if not bo_branch(ys[i], rho, tmix, chcode, real, delta, par, rule, out[i]):
+        if not bo_branch(ys[i], rho, tmix, chcode, real, delta, par, rule, sym, out[i]):
             for j in range(out.shape[1]):
                 out[i, j] = math.nan

@@ -82,6 +82,7 @@ class Family:
         for pen in self.penalties:
             self._add(pen, "penalty", [(pen.expr.xreplace(self._sub(pen)).subs(w, u), "penalty")])
         self.key = "\n".join([name] + [c.key() for c in self.losses + self.penalties + self.channels + self.others])
+        self._keys = {c.key() for c in self.losses + self.penalties + self.channels + self.others}
 
     def _sub(self, comp):
         return {s: self.pg[self.slots[(comp.key(), i)]] for i, s in enumerate(comp.param_symbols)}
@@ -96,8 +97,7 @@ class Family:
         self.fids[(comp.key(), form)] = ids
 
     def has(self, comp):
-        keys = {c.key() for c in self.losses + self.penalties + self.channels + self.others}
-        return comp is None or comp.key() in keys
+        return comp is None or comp.key() in self._keys
 
     # ---------------------------------------------------------------- kernel specs
     def specs(self):

@@ -32,7 +32,7 @@ if typing.TYPE_CHECKING:
     from statmech.glm._codegen import NM_GIB, NM_PEN, gib_combine, gib_mono, pen_combine, pen_mono, zstar
     from statmech.glm._erm_nb import E_CHCODE, E_DOMAIN, E_LAYER, E_NTERMS, E_OK, E_PROX, NBR
     from statmech.glm._prox_nb import MAXK, _interval, _step_value
-    from statmech.glm._quad_nb import build_rule, rule_size
+    from statmech.glm._quad_nb import GH_A2, build_rule, gh_rule, rule_size
 
 G_SPHERE, G_ISING = 0, 1
 
@@ -151,11 +151,15 @@ def gib_pass(m, q, p1, rho, beta, md, rule, out):
             if nb < NBR:
                 br[nb] = s * st[1 + j] / sq
                 nb += 1
-    n = rule_size(nb, rule[0], rule[3])
+    n = max(rule_size(nb, rule[0], rule[3]), rule[5].shape[0])
     zs = np.empty(n)
     ws = np.empty(n)
-    nn = build_rule(br, nb, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
     v = rho - m * m / q
+    # smooth: the loss layers (width sqrt((1-q)/q)) and the teacher's (width sqrt(v q)/|m|) wide
+    if q <= GH_A2 * p1 and (cfg[E_LAYER] == 0 or m * m <= GH_A2 * v * q):
+        nn = gh_rule(rule, zs, ws)
+    else:
+        nn = build_rule(br, nb, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
     acc = np.zeros(NM_GIB)
     for kk in range(nn):
         wq = ws[kk]
@@ -198,10 +202,13 @@ def ising_in(mh, qh, tmix, rule, out):
         pw, mu0, var0 = tmix[c, 0], tmix[c, 1], tmix[c, 2]
         sk = math.sqrt(mh * mh * var0 + qh)
         br[0] = -mh * mu0 / sk if sk > 0.0 else 0.0
-        n = rule_size(1, rule[0], rule[3])
+        n = max(rule_size(1, rule[0], rule[3]), rule[5].shape[0])
         zs = np.empty(n)
         ws = np.empty(n)
-        nn = build_rule(br, 1, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
+        if sk * sk <= GH_A2 / 3.0:
+            nn = gh_rule(rule, zs, ws)      # log 2cosh(b) smooth on the scale 1/sk >= 1.4 of the rule
+        else:
+            nn = build_rule(br, 1, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
         acc = np.zeros(NM_PEN)
         for kk in range(nn):
             wq = ws[kk]
@@ -238,7 +245,7 @@ def gib_eval(yv, alpha, kind, rho, beta, md, rule, F, J, st):
     1 - q' = 2 dPhi_in/dqh at mh = alpha dPsi/dm, qh = -2 alpha dPsi/dq."""
     c = yv[0]
     t = yv[1]
-    if not (abs(c) < 15.0 and abs(t) < 700.0):
+    if not (abs(c) < 15.0 and abs(t) < 200.0):
         return E_DOMAIN
     q = 1.0 / (1.0 + math.exp(-t))
     p1 = 1.0 / (1.0 + math.exp(t))

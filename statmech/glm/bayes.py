@@ -111,9 +111,10 @@ class _Setup:
         self.chcode = int(self.lay.chcode)
         self.rule = quadrature_rule(_LEVEL)
         self.discrete = bool(np.all(self.tmix[:, 2] == 0.0))
+        self.sym = bool(self.channel.symmetric)
 
     def args(self):
-        return (self.rho, self.tmix, self.chcode, self.real, self.delta, self.par, self.rule)
+        return (self.rho, self.tmix, self.chcode, self.real, self.delta, self.par, self.rule, self.sym)
 
     def branch(self, yv):
         out = np.empty(7)
@@ -138,7 +139,36 @@ class _Setup:
         return t
 
     def pieces(self):
-        """Monotone pieces of alpha(y) on the grid: list of (i0, i1, increasing)."""
+        """Monotone pieces of alpha(y) on the grid: list of (i0, i1, increasing) (cached)."""
+        p = self.__dict__.get("_pieces")
+        if p is None:
+            p = self._pieces = self._make_pieces()
+        return p
+
+    def brackets(self):
+        """Per piece: (i0, i1, increasing, y_lo, y_hi, alpha_min, alpha_max), the ends extended to
+        the folds (cached)."""
+        b = self.__dict__.get("_brackets")
+        if b is None:
+            t = self.table
+            b = []
+            for (i0, i1, inc) in self.pieces():
+                a = t[i0:i1 + 1, 0]
+                ylo, yhi = _YGRID[i0], _YGRID[i1]
+                amin, amax = float(np.nanmin(a)), float(np.nanmax(a))
+                if i1 + 1 < t.shape[0] and np.isfinite(t[i1 + 1, 0]):
+                    yhi = self.fold_y(i0, i1)
+                    of = self.branch(yhi)
+                    amin, amax = min(amin, of[0]), max(amax, of[0])
+                if i0 > 0 and np.isfinite(t[i0 - 1, 0]):
+                    ylo = self.fold_y(i0 - 1, i0 - 1)
+                    of = self.branch(ylo)
+                    amin, amax = min(amin, of[0]), max(amax, of[0])
+                b.append((i0, i1, inc, ylo, yhi, amin, amax))
+            self._brackets = b
+        return b
+
+    def _make_pieces(self):
         t = self.table
         ok = np.isfinite(t[:, 0])
         sgn = np.sign(t[:, 1])
@@ -178,53 +208,65 @@ class _Setup:
         return ent + alpha * _channel_entropy(self.channel)
 
 
-@lru_cache(maxsize=32)
-def _setup_cached(pkey, ckey, ppar, cpar, prior, channel):
-    return _Setup(prior, channel)
+_SETUPS = {}
 
 
 def _setup(prior, channel):
+    """The setup (kernels, branch table) of a (prior, channel) pair, kept per expressions and
+    parameter values (at most 64)."""
     p, c = as_prior(prior), as_channel(channel)
-    return _setup_cached(p.key(), c.key(), tuple(sorted(p.params.items())), tuple(sorted(c.params.items())), p, c)
+    key = (p.key(), c.key(), tuple(sorted(p.params.items())), tuple(sorted(c.params.items())))
+    s = _SETUPS.get(key)
+    if s is None:
+        if len(_SETUPS) >= 64:
+            _SETUPS.pop(next(iter(_SETUPS)))
+        s = _SETUPS[key] = _Setup(p, c)
+    return s
 
 
-def _roots(s, alpha):
-    """All fixed points at alpha: list of dicts (branch piece kind, row of bo_branch, iterations)."""
+def _roots(s, alpha, which="all"):
+    """The fixed points at alpha: list of dicts (piece increasing?, row of bo_branch).
+    ``which``: "all", "first_stable" (only the stable piece of least q containing alpha) or
+    "unstable" (only decreasing pieces)."""
     t = s.table
     res = []
-    pieces = s.pieces()
-    for (i0, i1, inc) in pieces:
-        a = t[i0:i1 + 1, 0]
-        lo_i, hi_i = i0, i1
-        # extend the bracket to the folds (exact ends) where the piece ends at a sign change
-        ylo = _YGRID[i0]
-        yhi = _YGRID[i1]
-        amin, amax = np.nanmin(a), np.nanmax(a)
-        if i1 + 1 < t.shape[0] and np.isfinite(t[i1 + 1, 0]):
-            yf = s.fold_y(i0, i1)
-            of = s.branch(yf)
-            yhi = yf
-            amin, amax = min(amin, of[0]), max(amax, of[0])
-        if i0 > 0 and np.isfinite(t[i0 - 1, 0]):
-            yf = s.fold_y(i0 - 1, i0 - 1)
-            of = s.branch(yf)
-            ylo = yf
-            amin, amax = min(amin, of[0]), max(amax, of[0])
+    la = math.log(alpha) if alpha > 0 else -math.inf
+    for (i0, i1, inc, ylo, yhi, amin, amax) in s.brackets():
         if not (amin <= alpha <= amax):
             continue
-        # start: interpolation on the table
-        k = np.searchsorted(a if inc else -a, alpha if inc else -alpha)
+        if (which == "first_stable" and not inc) or (which == "unstable" and inc):
+            continue
+        # start: cubic Hermite interpolation of y(log alpha) on the table (slopes dy/dlog alpha = 1/dla)
+        a = t[i0:i1 + 1, 0]
+        key = np.log(a) if inc else -np.log(a)
+        k = int(np.searchsorted(key, la if inc else -la))
         k = min(max(k, 1), a.size - 1)
-        y0 = float(np.interp(alpha if inc else -alpha, (a if inc else -a)[k - 1:k + 1], _YGRID[i0 + k - 1:i0 + k + 1]))
+        j0, j1 = i0 + k - 1, i0 + k
+        x0, x1 = math.log(t[j0, 0]), math.log(t[j1, 0])
+        y0 = _hermite(la, x0, x1, _YGRID[j0], _YGRID[j1], 1.0 / t[j0, 1], 1.0 / t[j1, 1])
         y0 = min(max(y0, ylo), yhi)
         out = np.empty(10)
-        ok = s.ks.bo_solve(float(alpha), y0, ylo, yhi, *s.args(), out)
+        ok = s.ks.bo_solve(float(alpha), y0, ylo, yhi, bool(inc), *s.args(), out)
         if not ok or not out[7] <= 1e-11:
             raise ConvergenceError(f"glm.bayes_optimal: Newton on the branch failed at alpha = {alpha!r}",
                                    x=[out[9]], residual=float(out[7]), iterations=int(out[8]),
                                    diagnostics={"alpha": alpha, "piece": (float(ylo), float(yhi))})
         res.append({"increasing": inc, "row": out.copy()})
+        if which == "first_stable":
+            break
     return res
+
+
+def _hermite(x, x0, x1, y0, y1, d0, d1):
+    """Cubic Hermite interpolation of y(x) between (x0, y0, y'=d0) and (x1, y1, y'=d1)."""
+    h = x1 - x0
+    if not (h != 0 and math.isfinite(d0) and math.isfinite(d1)):
+        return y0 + (y1 - y0) * ((x - x0) / h if h else 0.0)
+    t = (x - x0) / h
+    if not 0.0 <= t <= 1.0:
+        return y0 + (y1 - y0) * t
+    h00, h10, h01, h11 = 2 * t ** 3 - 3 * t ** 2 + 1, t ** 3 - 2 * t ** 2 + t, -2 * t ** 3 + 3 * t ** 2, t ** 3 - t ** 2
+    return h00 * y0 + h10 * h * d0 + h01 * y1 + h11 * h * d1
 
 
 def _result_from_row(s, alpha, row, branch):
@@ -254,7 +296,7 @@ def _one(s, alpha, branch):
     if alpha == 0.0 and branch in ("equilibrium", "poor"):
         # nothing learnt: q = qh = 0, f = psi_in(0) = 0
         return _result_from_row(s, 0.0, np.array([0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]), "poor")
-    roots = _roots(s, alpha)
+    roots = _roots(s, alpha, {"poor": "first_stable", "unstable": "unstable"}.get(branch, "all"))
     cands = []
     for r in roots:
         cands.append((r["increasing"], r["row"]))

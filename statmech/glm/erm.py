@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import ConvergenceError, check_range
 from ._rules import quadrature_rule
+from ._table import table_start
 from ..result import Result, check_real
 from ._codegen import kernels_for
 from .spec import Model
@@ -138,6 +139,14 @@ def _solve(model, alphas, level=RULE_LEVEL):
         y0, cold = _fixq_start(ks, model, alphas[0], rho, md, rule), False
     else:
         y0, cold = _start(model, lay), True
+        if alphas.size == 1:
+            key = ("erm", lay.fam.key, model.loss.key(), model.penalty.key(), model.channel.key(),
+                   tuple(par), tuple(map(tuple, tmix)), level)
+            yt = table_start(key, ks, 0, y0, 0, rho, math.inf, md, rule, float(alphas[0]))
+            if yt is not None:
+                ks.sv_curve(0, alphas, yt, 0, rho, math.inf, md, rule, out, obs, False)
+                if out[0, 0] == 0 and out[0, 1] <= 1e-10:
+                    return out, obs, lay
     ks.sv_curve(0, alphas, y0, 1 if fixq else 0, rho, math.inf, md, rule, out, obs, cold)
     for i in range(alphas.size):
         status = int(out[i, 0])

@@ -27,6 +27,7 @@ from ..errors import ConvergenceError, check_range
 from ..result import Result, check_real
 from ._codegen import kernels_for
 from ._rules import quadrature_rule
+from ._table import table_start
 from .spec import Model
 
 __all__ = ["GibbsResult", "gibbs"]
@@ -93,7 +94,16 @@ def _solve(model, alphas, T, level=_LEVEL):
     y0 = np.array([c0, math.log(q0 / (1 - q0)), 0.0])
     out = np.zeros((alphas.size, 14))
     obs = np.zeros((alphas.size, 7))
-    ks.sv_curve(1, alphas, y0, kind, rho, beta, md, rule, out, obs, True)
+    done = False
+    if alphas.size == 1:
+        key = ("gibbs", lay.fam.key, model.loss.key(), model.penalty.key(), model.channel.key(), tuple(par),
+               tuple(map(tuple, tmix)), beta, level)
+        yt = table_start(key, ks, 1, y0, kind, rho, beta, md, rule, float(alphas[0]))
+        if yt is not None:
+            ks.sv_curve(1, alphas, yt, kind, rho, beta, md, rule, out, obs, False)
+            done = out[0, 0] == 0 and out[0, 1] <= 1e-10
+    if not done:
+        ks.sv_curve(1, alphas, y0, kind, rho, beta, md, rule, out, obs, True)
     for i in range(alphas.size):
         status = int(out[i, 0])
         if status != 0 or not out[i, 1] <= 1e-10:

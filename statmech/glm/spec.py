@@ -24,6 +24,7 @@ penalty being ``(lam/2) w^2``.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import numbers
@@ -41,6 +42,20 @@ __all__ = ["y", "h", "z", "w", "u", "Loss", "Penalty", "Prior", "Channel", "Mode
            "as_channel"]
 
 y, h, z, w, u = sp.symbols("y h z w u", real=True)
+
+
+def _cached(fn):
+    """Built-in constructors return one shared (immutable) object per argument values: building a
+    component parses and checks sympy expressions (milliseconds), a solve should not pay it."""
+    cache = functools.lru_cache(maxsize=256)(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        try:
+            return cache(*args, **kw)
+        except TypeError:           # unhashable arguments (arrays): no caching
+            return fn(*args, **kw)
+    return wrapper
 _RESERVED = {"y", "h", "z", "w", "u"}
 
 
@@ -105,9 +120,14 @@ class _Component:
         pass
 
     def key(self):
-        """Canonical text of the expression (parameters renamed by position): the compile key."""
-        sub = {s: sp.Symbol(f"_p{i}", real=True) for i, s in enumerate(self.param_symbols)}
-        return f"{type(self).__name__}:{self.tag()}:{sp.srepr(self.expr.xreplace(sub))}"
+        """Canonical text of the expression (parameters renamed by position): the compile key
+        (computed once per expression; parameter values do not enter it)."""
+        k = self.__dict__.get("_key")
+        if k is None or k[0] != self.tag():
+            sub = {s: sp.Symbol(f"_p{i}", real=True) for i, s in enumerate(self.param_symbols)}
+            k = (self.tag(), f"{type(self).__name__}:{self.tag()}:{sp.srepr(self.expr.xreplace(sub))}")
+            self.__dict__["_key"] = k
+        return k[1]
 
     def tag(self):
         return ""
@@ -141,31 +161,37 @@ class Loss(_Component):
         return e.subs(r, u) if not e.has(y) else None
 
 
+@_cached
 def square():
     """Square loss ``(y - h)^2/2`` (``(1 - u)^2/2`` for labels +-1)."""
     return Loss((y - h) ** 2 / 2, name="square")
 
 
+@_cached
 def logistic():
     """Logistic loss ``log(1 + exp(-y h))``."""
     return Loss(sp.log(1 + sp.exp(-y * h)), name="logistic")
 
 
+@_cached
 def hinge():
     """Hinge loss ``max(0, 1 - y h)``."""
     return Loss(sp.Max(0, 1 - y * h), name="hinge")
 
 
+@_cached
 def squared_hinge():
     """Squared hinge ``max(0, 1 - y h)^2/2``."""
     return Loss(sp.Max(0, 1 - y * h) ** 2 / 2, name="squared_hinge")
 
 
+@_cached
 def exponential():
     """Exponential loss ``exp(-y h)``."""
     return Loss(sp.exp(-y * h), name="exponential")
 
 
+@_cached
 def margin_counting(kappa=0.0):
     """The margin-counting cost ``theta(kappa - y h)`` (1 for a pattern with stability below kappa)."""
     k = sp.Symbol("kappa", real=True)
@@ -212,17 +238,20 @@ class Penalty(_Component):
         return self.constraint is None and self.name == "ridge"
 
 
+@_cached
 def ridge(lam=1.0):
     """Ridge penalty ``(lam/2) w^2`` (``lam > 0``; ``lam -> 0+`` is handled as a limit by thresholds)."""
     lam = float(check_range("lam", lam, 0.0))
     return Penalty(sp.Symbol("lam", real=True) * w ** 2 / 2, name="ridge", lam=lam)
 
 
+@_cached
 def l1(lam=1.0):
     """Lasso penalty ``lam |w|``."""
     return Penalty(sp.Symbol("lam1", real=True) * sp.Abs(w), name="l1", lam1=float(check_range("lam", lam, 0.0)))
 
 
+@_cached
 def elastic_net(lam1=1.0, lam2=1.0):
     """Elastic net ``lam1 |w| + (lam2/2) w^2``."""
     a, b = sp.symbols("lam1 lam2", real=True)
@@ -230,6 +259,7 @@ def elastic_net(lam1=1.0, lam2=1.0):
                    lam2=float(check_range("lam2", lam2, 0.0)))
 
 
+@_cached
 def spherical():
     """The spherical constraint ``||w||^2 = N`` (as a student prior: uniform on the sphere)."""
     p = Penalty(sp.Integer(0), name="spherical")
@@ -237,6 +267,7 @@ def spherical():
     return p
 
 
+@_cached
 def _ising_penalty():
     p = Penalty(sp.Integer(0), name="ising")
     p.constraint = "ising"
@@ -356,6 +387,7 @@ def _mixture(expr, values, name):
     return arr
 
 
+@_cached
 def gaussian(var=1.0):
     """Gaussian prior ``N(0, var)`` (the default teacher: ``||w*||^2 = N`` for var = 1)."""
     v = sp.Symbol("var", positive=True)
@@ -363,17 +395,20 @@ def gaussian(var=1.0):
                  var=float(check_range("var", var, 0.0, lo_open=True)))
 
 
+@_cached
 def ising():
     """Ising prior: ``w = +-1`` with probability 1/2 each."""
     return Prior(sp.DiracDelta(w - 1) / 2 + sp.DiracDelta(w + 1) / 2, name="ising")
 
 
+@_cached
 def _spherical_prior():
     p = gaussian(1.0)
     p.name = "spherical"
     return p
 
 
+@_cached
 def gauss_bernoulli(rho=0.5):
     """Sparse prior: 0 with probability ``1 - rho``, else ``N(0, 1/rho)`` (so ``E w^2 = 1``)."""
     r = sp.Symbol("rho", positive=True)
@@ -454,6 +489,7 @@ def _sym(name):
     return sp.Symbol(name, real=True)
 
 
+@_cached
 def random_labels():
     """Storage: labels +-1 independent of the teacher (``P(y | z) = 1/2``)."""
     c = Channel(sp.Rational(1, 2), name="random", zstar=sp.Rational(1, 2), symmetric=True)
@@ -461,6 +497,7 @@ def random_labels():
     return c
 
 
+@_cached
 def sign(noise=0.0):
     """``y = sign(z)``, flipped with probability ``noise`` (``0 <= noise <= 1/2``)."""
     p = _sym("p")
@@ -472,6 +509,7 @@ def sign(noise=0.0):
                    symmetric=True, p=noise)
 
 
+@_cached
 def probit(sigma=1.0):
     """``P(y | z) = H(-y z/sigma)`` (Gaussian noise of std ``sigma`` before the sign)."""
     s = sp.Symbol("sigma", positive=True)
@@ -496,6 +534,7 @@ class _Linear(Channel):
             raise ValueError("linear channel: noise must be > 0")
 
 
+@_cached
 def linear(noise=0.1):
     """Regression teacher ``y = z + sqrt(noise) eps`` (``eps ~ N(0, 1)``, ``noise > 0``)."""
     return _Linear(float(check_range("noise", noise, 0.0, lo_open=True)))

@@ -10,7 +10,7 @@ def hinge_dual_cd(A, lam, margin, a, w, tol, max_epochs):
     """Exact minimiser of ``sum_mu max(0, margin - A_mu.w) + (lam/2)|w|^2`` by dual coordinate descent
     (Hsieh et al. 2008, ICML, Algorithm 1 for the L1-loss SVM without bias): the dual
     ``max_a sum_mu margin a_mu - |A^T a|^2/(2 lam)``, ``0 <= a_mu <= 1``, ``w = A^T a/lam``, each
-    coordinate maximised exactly in turn (cyclic order).  ``A`` = rows ``y_mu x_mu/sqrt N``.
+    coordinate maximised exactly in turn (a random order every epoch).  ``A`` = rows ``y_mu x_mu/sqrt N``.
     Stops when the duality gap is below ``tol`` times the primal value (or 1e-300); returns
     (gap, epochs).  ``a``, ``w`` are updated in place (warm starts)."""
     P, N = A.shape
@@ -22,8 +22,19 @@ def hinge_dual_cd(A, lam, margin, a, w, tol, max_epochs):
         qd[mu] = s / lam
     gap = math.inf
     ep = 0
+    order = np.arange(P)
+    state = np.uint64(88172645463325252)
     for ep in range(1, max_epochs + 1):
-        for mu in range(P):
+        # a new random order every epoch (Hsieh et al.: much faster than cyclic), from a fixed
+        # xorshift generator so that a run is reproducible
+        for i in range(P - 1, 0, -1):
+            state ^= state << np.uint64(13)
+            state ^= state >> np.uint64(7)
+            state ^= state << np.uint64(17)
+            j = int(state % np.uint64(i + 1))
+            order[i], order[j] = order[j], order[i]
+        for k in range(P):
+            mu = order[k]
             h = 0.0
             for i in range(N):
                 h += A[mu, i] * w[i]
