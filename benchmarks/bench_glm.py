@@ -45,7 +45,7 @@ def base_erm(loss, alpha, lam, p, tol=1e-10, damping=0.5, x0=(0.1, 0.1, 1.0)):
     """The scipy implementation of the ERM equations (sign teacher with flip p, ridge)."""
     if loss == "logistic":
         ell = lambda u: np.logaddexp(0.0, -u)                           # noqa: E731
-        d2 = lambda u: 0.25 / math.cosh(u / 2) ** 2                     # noqa: E731
+        d2 = lambda u: float(special.expit(u) * special.expit(-u))      # noqa: E731
     else:  # hinge: prox minimised numerically as well (the baseline does not use the closed form)
         ell = lambda u: max(0.0, 1.0 - u)                               # noqa: E731
         d2 = lambda u: 0.0                                              # noqa: E731

@@ -388,3 +388,21 @@ def test_bayes_amp_against_state_evolution():
     th = glm.bayes_optimal("gaussian", glm.sign(0.1), 2.0)
     sim = glm_simulation(model, 2.0, Ns=(400, 800, 1600), instances=8, route="bamp", progress=False)
     assert abs(sim.extrapolated["q"] - th.q) < 3.5 * sim.extrapolated_error["q"] + 1e-3
+
+
+# --------------------------------------------------------------------------- command line
+def test_cli_glm(capsys):
+    from statmech.cli import main
+    assert main(["glm", "erm", "--loss", "logistic", "--lam", "0.1", "--alpha", "2", "--noise", "0.1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    for k in ("m", "q", "V", "generalization_error", "training_error", "training_loss", "rs_stable", "converged"):
+        assert k in d
+    assert d["q"] == pytest.approx(3.585679935094872, rel=1e-10) and d["rs_stable"] is True
+    assert main(["glm", "bayes", "--prior", "gaussian", "--alpha", "1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["q"] == pytest.approx(0.4862636370161167, rel=1e-12) and "generalization_error" in d
+    assert main(["glm", "thresholds", "--prior", "ising", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["alpha_it"] == pytest.approx(1.2446839898507, abs=1e-12)
+    assert d["alpha_alg"] == pytest.approx(1.4926318182304, abs=1e-12)
+    assert main(["glm", "erm", "--loss", "hinge", "--lam", "-1", "--alpha", "1"]) == 2

@@ -384,3 +384,40 @@ def kernels_for(model, theory):
     if not hasattr(fam, "counts"):
         fam.counts = assembly_specs()[1]
     return ks, layout
+
+
+class Prepared:
+    """A model ready to solve: kernels, layout, the run-time arrays ``md`` (cfg, terms, term weights,
+    par, function structures, teacher mixture), the quadrature rule, ``rho`` and a key naming the
+    model and its parameter values (for the branch tables)."""
+    __slots__ = ("ks", "lay", "md", "rule", "rho", "key")
+
+
+_PREPARED = {}
+
+
+def _sig(comp):
+    return None if comp is None else (comp.key(), tuple(comp.values[s] for s in comp.param_symbols))
+
+
+def prepared(model, theory, level):
+    """The :class:`Prepared` form of ``model`` for ``theory`` (cached per expressions and parameter
+    values: a single solve then costs its numba call and the result, not the setup).  Its arrays
+    must not be modified (parameter paths build their own)."""
+    from ._rules import quadrature_rule
+    key = (theory, level, _sig(model.loss), _sig(model.penalty), _sig(model.channel), _sig(model.prior))
+    p = _PREPARED.get(key)
+    if p is None:
+        ks, lay = kernels_for(model, theory)
+        par, cfg = lay.par(), lay.cfg()
+        terms, tw = lay.term_arrays() if lay.terms else (np.zeros((1, 4), dtype=np.int64), np.zeros(1))
+        p = Prepared()
+        p.ks, p.lay = ks, lay
+        p.md = (cfg, terms, tw, par, ks.erm_structs(cfg, par), np.ascontiguousarray(model.prior.mixture, dtype=float))
+        p.rule = quadrature_rule(level)
+        p.rho = float(model.prior.rho)
+        p.key = key
+        if len(_PREPARED) > 512:
+            _PREPARED.pop(next(iter(_PREPARED)))
+        _PREPARED[key] = p
+    return p

@@ -112,6 +112,7 @@ class _Setup:
         self.rule = quadrature_rule(_LEVEL)
         self.discrete = bool(np.all(self.tmix[:, 2] == 0.0))
         self.sym = bool(self.channel.symmetric)
+        self.name = f"bayes({self.prior!r}, {self.channel!r})"
 
     def args(self):
         return (self.rho, self.tmix, self.chcode, self.real, self.delta, self.par, self.rule, self.sym)
@@ -353,17 +354,23 @@ def bayes_optimal(prior, channel, alpha, branch="equilibrium"):
     ``entropy = free_entropy``, its ``generalization_error`` is ``gibbs_error`` here).
     """
     check_choice("branch", branch, BRANCHES)
+    if isinstance(alpha, (float, int, np.floating, np.integer)) and not isinstance(alpha, (bool, np.bool_)):
+        x = float(alpha)
+        if not 0.0 <= x < math.inf:
+            check_range("alpha", x, 0.0)
+        s = _setup(prior, channel)
+        return BayesResult(**_one(s, x, branch), model=s.name)
     check_real("alpha", alpha, function="glm.bayes_optimal")
     a = check_range("alpha", alpha, 0.0)
     s = _setup(prior, channel)
     rows = [_one(s, float(x), branch) for x in np.atleast_1d(a).ravel()]
     if a.ndim == 0:
-        return BayesResult(**rows[0], model=f"bayes({s.prior!r}, {s.channel!r})")
+        return BayesResult(**rows[0], model=s.name)
     d = {}
     for k in rows[0]:
         vals = [r[k] for r in rows]
         d[k] = np.array(vals).reshape(a.shape + np.shape(vals[0]))
-    return BayesResult(**d, model=f"bayes({s.prior!r}, {s.channel!r})")
+    return BayesResult(**d, model=s.name)
 
 
 def bayes_branches(prior, channel):

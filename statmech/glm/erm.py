@@ -25,7 +25,7 @@ from ..errors import ConvergenceError, check_range
 from ._rules import quadrature_rule
 from ._table import table_start
 from ..result import Result, check_real
-from ._codegen import kernels_for
+from ._codegen import prepared
 from .spec import Model
 
 __all__ = ["ERMResult", "erm", "ridge_closed_form", "RULE_LEVEL"]
@@ -122,14 +122,8 @@ def _fixq_start(ks, model, alpha, rho, md, rule):
 
 def _solve(model, alphas, level=RULE_LEVEL):
     """Raw solutions along the increasing array ``alphas``: (rows, observables, layout)."""
-    ks, lay = kernels_for(model, "erm")
-    par, cfg = lay.par(), lay.cfg()
-    terms, tw = lay.term_arrays()
-    rule = quadrature_rule(level)
-    sts = ks.erm_structs(cfg, par)
-    tmix = np.ascontiguousarray(model.prior.mixture, dtype=float)
-    md = (cfg, terms, tw, par, sts, tmix)
-    rho = _rho(model)
+    prep = prepared(model, "erm", level)
+    ks, lay, md, rule, rho = prep.ks, prep.lay, prep.md, prep.rule, prep.rho
     fixq = model.penalty.constraint in ("spherical", "ising")
     out = np.zeros((alphas.size, 14))
     obs = np.zeros((alphas.size, 7))
@@ -140,9 +134,7 @@ def _solve(model, alphas, level=RULE_LEVEL):
     else:
         y0, cold = _start(model, lay), True
         if alphas.size == 1:
-            key = ("erm", lay.fam.key, model.loss.key(), model.penalty.key(), model.channel.key(),
-                   tuple(par), tuple(map(tuple, tmix)), level)
-            yt = table_start(key, ks, 0, y0, 0, rho, math.inf, md, rule, float(alphas[0]))
+            yt = table_start(prep.key, ks, 0, y0, 0, rho, math.inf, md, rule, float(alphas[0]))
             if yt is not None:
                 ks.sv_curve(0, alphas, yt, 0, rho, math.inf, md, rule, out, obs, False)
                 if out[0, 0] == 0 and out[0, 1] <= 1e-10:
@@ -184,6 +176,30 @@ def _assemble(model, alphas, out, obs, lay):
                 iterations=out[:, 2].astype(int), model=repr(model), params=params)
 
 
+def _params(model):
+    return {**{f"loss_{k}": v for k, v in model.loss.params.items()},
+            **{f"penalty_{k}": v for k, v in model.penalty.params.items()},
+            **{f"channel_{k}": v for k, v in model.channel.params.items()}}
+
+
+def _scalar(model, a, row, ob):
+    """The fields of one point as Python floats (the arithmetic of :func:`_assemble`)."""
+    rho = float(model.prior.rho)
+    m, q, V, mh, qh, Vh, phi_out, phi_w = (float(row[6 + j]) for j in range(8))
+    psi = -m * mh + 0.5 * (q * Vh - qh * V) + phi_w + a * phi_out
+    tl, te, rep_ch, test, p2, pen, rep_in = (float(x) for x in ob)
+    rep = -math.inf if math.isinf(rep_ch) or math.isinf(rep_in) else 1.0 - a * rep_ch * rep_in
+    if model.channel.labels == "real":
+        delta = float(model.channel.params["Delta"])
+        eg, test, te = rho - 2 * m + q, rho + delta - 2 * m + q, p2
+    else:
+        eg = math.acos(max(-1.0, min(1.0, m / math.sqrt(rho * q)))) / math.pi
+    return dict(alpha=a, m=m, q=q, V=V, m_hat=mh, q_hat=qh, V_hat=Vh, generalization_error=eg, test_error=test,
+                training_error=te, training_loss=tl, penalty=pen, free_energy=-psi, replicon=rep, rs_stable=rep > 0,
+                converged=True, residual=float(row[1]), iterations=int(row[2]), model=repr(model),
+                params=_params(model), stability=np.array([rep]))
+
+
 def _scalarize(d):
     out = {}
     for k, v in d.items():
@@ -219,6 +235,12 @@ def erm(model, alpha, *, level=RULE_LEVEL):
     """
     if not isinstance(model, Model):
         raise TypeError(f"glm.erm: model must be a glm.Model, got {type(model).__name__}")
+    if isinstance(alpha, (float, int, np.floating, np.integer)) and not isinstance(alpha, (bool, np.bool_)):
+        a = float(alpha)
+        if not 0.0 < a < math.inf:
+            check_range("alpha", a, 0.0, lo_open=True)
+        out, obs, lay = _solve(model, np.array([a]), level)
+        return ERMResult(**_scalar(model, a, out[0], obs[0]))
     check_real("alpha", alpha, function="glm.erm")
     a = check_range("alpha", alpha, 0.0, lo_open=True)
     flat = np.atleast_1d(a).ravel()

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import ConvergenceError, check_range
 from ..result import Result, check_real
-from ._codegen import kernels_for
+from ._codegen import prepared
 from ._rules import quadrature_rule
 from ._table import table_start
 from .spec import Model
@@ -79,14 +79,8 @@ class GibbsResult(Result):
 
 
 def _solve(model, alphas, T, level=_LEVEL):
-    ks, lay = kernels_for(model, "gibbs")
-    par, cfg = lay.par(), lay.cfg()
-    terms, tw = lay.term_arrays()
-    rule = quadrature_rule(level)
-    sts = ks.erm_structs(cfg, par)
-    tmix = np.ascontiguousarray(model.prior.mixture, dtype=float)
-    md = (cfg, terms, tw, par, sts, tmix)
-    rho = float(model.prior.rho)
+    prep = prepared(model, "gibbs", level)
+    ks, lay, md, rule, rho = prep.ks, prep.lay, prep.md, prep.rule, prep.rho
     beta = math.inf if T == 0 else 1.0 / T
     kind = 0 if model.penalty.constraint == "spherical" else 1
     c0 = 0.0 if model.channel.labels == "random" else 0.3
@@ -96,9 +90,7 @@ def _solve(model, alphas, T, level=_LEVEL):
     obs = np.zeros((alphas.size, 7))
     done = False
     if alphas.size == 1:
-        key = ("gibbs", lay.fam.key, model.loss.key(), model.penalty.key(), model.channel.key(), tuple(par),
-               tuple(map(tuple, tmix)), beta, level)
-        yt = table_start(key, ks, 1, y0, kind, rho, beta, md, rule, float(alphas[0]))
+        yt = table_start(prep.key + (beta,), ks, 1, y0, kind, rho, beta, md, rule, float(alphas[0]))
         if yt is not None:
             ks.sv_curve(1, alphas, yt, kind, rho, beta, md, rule, out, obs, False)
             done = out[0, 0] == 0 and out[0, 1] <= 1e-10
@@ -131,10 +123,25 @@ def gibbs(model, alpha, T=0.0, *, level=_LEVEL):
     """
     if not isinstance(model, Model):
         raise TypeError(f"glm.gibbs: model must be a glm.Model, got {type(model).__name__}")
-    check_real("alpha", alpha, function="glm.gibbs")
     check_real("T", T, function="glm.gibbs")
-    a = check_range("alpha", alpha, 0.0, lo_open=True)
     T = float(check_range("T", T, 0.0))
+    if isinstance(alpha, (float, int, np.floating, np.integer)) and not isinstance(alpha, (bool, np.bool_)):
+        a = float(alpha)
+        if not 0.0 < a < math.inf:
+            check_range("alpha", a, 0.0, lo_open=True)
+        out, obs, rho, beta = _solve(model, np.array([a]), T, level)
+        row, ob = out[0], obs[0]
+        m, q, p1, mh, qh = (float(row[6 + j]) for j in range(5))
+        phi = float(row[13]) + a * float(row[12])
+        el = float(ob[0])
+        rep = 1.0 - a * float(ob[2]) * float(ob[6])
+        return GibbsResult(alpha=a, T=T, m=m, q=q, m_hat=mh, q_hat=qh, free_entropy=phi,
+                           entropy=phi + (a * el / T if T > 0 else 0.0), training_error=el,
+                           generalization_error=math.acos(max(-1.0, min(1.0, m / math.sqrt(rho * q)))) / math.pi,
+                           replicon=rep, rs_stable=rep > 0, converged=True, residual=float(row[1]),
+                           iterations=int(row[2]), stability=np.array([rep]), model=repr(model))
+    check_real("alpha", alpha, function="glm.gibbs")
+    a = check_range("alpha", alpha, 0.0, lo_open=True)
     flat = np.atleast_1d(a).ravel()
     al, inv = np.unique(flat, return_inverse=True)         # sorted, each value solved once
     out, obs, rho, beta = _solve(model, np.ascontiguousarray(al), T, level)

@@ -439,9 +439,9 @@ class Channel(_Component):
     """A teacher channel ``P(y | z)`` (sympy in ``glm.y``, ``glm.z``) for labels ``y = +-1``.
 
     The solvers use its Gaussian smoothing ``Z(y, mu, v) = E_t P(y | mu + sqrt(v) t)``
-    (:attr:`zstar`, closed form for the built-in channels, attempted by sympy for others; a
-    channel that sympy cannot smooth in closed form is smoothed numerically by 96-point
-    Gauss--Hermite quadrature, accurate for smooth ``P``).  ``labels`` is ``"binary"``,
+    (:attr:`zstar`, a sympy expression in ``y``, ``mu``, ``v``: closed forms for the built-in
+    channels; a custom channel passes its own as ``zstar=`` -- without it the solvers raise
+    ValueError, the numerical smoothing is not implemented).  ``labels`` is ``"binary"``,
     ``"random"`` (storage: labels independent of the teacher) or ``"real"`` (:func:`linear`).
     A channel that is not a probability (``P(1|z) + P(-1|z) != 1`` or negative) raises ValueError.
     """
