@@ -27,7 +27,7 @@ from statmech.gaussian import G_nb, H_nb
 
 if typing.TYPE_CHECKING:
     from statmech.glm._codegen import zstar
-    from statmech.glm._quad_nb import GH_A2, build_rule, gh_rule, rule_size
+    from statmech.glm._quad_nb import GH_A2, GH_PRIOR, build_rule, gh_rule, rule_size
 
 NBB = 64
 B_OK, B_DOMAIN = 0, 2
@@ -118,8 +118,8 @@ def bo_in(qh, tmix, rule, out):
         n = max(rule_size(nb, rule[0], rule[3]), rule[5].shape[0])
         zs = np.empty(n)
         ws = np.empty(n)
-        if qh <= GH_A2 / 3.0:
-            nn = gh_rule(rule, zs, ws)      # posterior moments smooth on the scale of the rule
+        if qh * (1.0 + qh * var) <= GH_PRIOR:
+            nn = gh_rule(rule, zs, ws)      # posterior moments analytic in a strip wide enough
         else:
             nn = build_rule(br, nb, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
         dB = 0.0

@@ -32,7 +32,7 @@ if typing.TYPE_CHECKING:
     from statmech.glm._codegen import NM_GIB, NM_PEN, gib_combine, gib_mono, pen_combine, pen_mono, zstar
     from statmech.glm._erm_nb import E_CHCODE, E_DOMAIN, E_LAYER, E_NTERMS, E_OK, E_PROX, NBR
     from statmech.glm._prox_nb import MAXK, _interval, _step_value
-    from statmech.glm._quad_nb import GH_A2, build_rule, gh_rule, rule_size
+    from statmech.glm._quad_nb import GH_A2, GH_PRIOR, build_rule, gh_rule, rule_size
 
 G_SPHERE, G_ISING = 0, 1
 
@@ -205,8 +205,8 @@ def ising_in(mh, qh, tmix, rule, out):
         n = max(rule_size(1, rule[0], rule[3]), rule[5].shape[0])
         zs = np.empty(n)
         ws = np.empty(n)
-        if sk * sk <= GH_A2 / 3.0:
-            nn = gh_rule(rule, zs, ws)      # log 2cosh(b) smooth on the scale 1/sk >= 1.4 of the rule
+        if sk * sk <= GH_PRIOR:
+            nn = gh_rule(rule, zs, ws)      # log 2cosh(b) analytic in a strip wide enough
         else:
             nn = build_rule(br, 1, rule[0], rule[1], rule[2], rule[3], rule[4], zs, ws)
         acc = np.zeros(NM_PEN)

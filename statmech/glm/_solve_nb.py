@@ -138,12 +138,12 @@ def sv_newton(th, yv, alpha, kind, rho, beta, md, rule, st, info):
 
 
 @numba.njit(cache=True)
-def sv_cold(th, alpha, kind, y0, rho, beta, md, rule, st, info):
+def sv_cold(th, alpha, kind, y0, rho, beta, md, rule, st, info, frac=1e-3):
     """Solve at ``alpha`` from the small-alpha end: Newton along alpha_k = alpha0 r^k (geometric,
     the step shrunk when Newton fails, the start predicted linearly in log alpha); ``y0`` is the
     starting guess at alpha0 = alpha 10^-3, improved first by ten plain fixed-point steps (a
     contraction at small alpha).  Result in ``y0`` (in place)."""
-    a0 = alpha * 1e-3
+    a0 = alpha * frac
     F = np.empty(3)
     J = np.empty((3, 3))
     # a few plain fixed-point steps at a0 (each maps x to x'(hats(x)))

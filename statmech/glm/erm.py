@@ -140,6 +140,18 @@ def _solve(model, alphas, level=RULE_LEVEL):
                 if out[0, 0] == 0 and out[0, 1] <= 1e-10:
                     return out, obs, lay
     ks.sv_curve(0, alphas, y0, 1 if fixq else 0, rho, math.inf, md, rule, out, obs, cold)
+    if cold and out[0, 0] != 0:
+        # a penalty without a smooth small-alpha limit (l1: w_hat = 0 there) can defeat the path from
+        # 1e-3 alpha: start closer, from a few plain fixed-point steps at a fraction of alpha
+        for frac in (0.05, 0.3):
+            st = np.empty(15)
+            info = np.empty(3)
+            y = _start(model, lay)
+            ks.sv_cold(0, float(alphas[0]), 0, y, rho, math.inf, md, rule, st, info, frac)
+            if info[0] == 0:
+                ks.sv_curve(0, alphas, y, 0, rho, math.inf, md, rule, out, obs, False)
+                if out[0, 0] == 0:
+                    break
     for i in range(alphas.size):
         status = int(out[i, 0])
         if status != 0 or not out[i, 1] <= 1e-10:
