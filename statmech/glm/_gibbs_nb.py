@@ -245,7 +245,7 @@ def gib_eval(yv, alpha, kind, rho, beta, md, rule, F, J, st):
     1 - q' = 2 dPhi_in/dqh at mh = alpha dPsi/dm, qh = -2 alpha dPsi/dq."""
     c = yv[0]
     t = yv[1]
-    if not (abs(c) < 15.0 and abs(t) < 200.0):
+    if not (abs(c) < 15.0 and abs(t) < 60.0):
         return E_DOMAIN
     q = 1.0 / (1.0 + math.exp(-t))
     p1 = 1.0 / (1.0 + math.exp(t))
