@@ -201,7 +201,7 @@ def write_api_pages():
 MODEL_ORDER = ["perceptron", "scm", "online", "committee", "rsb", "franz_parisi", "negative_margin", "activations",
                "continuation", "algorithms", "simulation"]
 #: documents of the root page's own navigation, not model documents
-ROOT_DOCS = {"index", "developing"}
+ROOT_DOCS = {"index", "developing", "questions", "cli"}
 
 
 def write_section_pages():

@@ -80,7 +80,8 @@ Functions
 partition_function(h, beta), log_partition(h, beta), gate_expectation(h, beta),
 esp(h, beta), esp_derivative(h, beta), esp_variance(h, beta), gate_variance(h, beta),
 esp_parameter_derivatives(h, beta), relu_pair_moment(rho), ESP(beta),
-scm_transitions(K, betas).
+scm_transitions(K, betas); with the result protocol (:class:`statmech.result.Result`):
+channel_values(h, beta), esp_pair_moment_point(rho, beta, order).
 """
 from __future__ import annotations
 
@@ -97,7 +98,8 @@ from .symbolic import Scalar, kernels
 
 __all__ = ["Sigmoid", "Softplus", "partition_function", "gate_expectation", "esp", "esp_derivative", "log_partition",
            "esp_variance", "gate_variance", "esp_parameter_derivatives", "gate_derivatives", "relu_pair_moment",
-           "ESP", "ESPTransitions", "scm_transitions", "SWISH_MIN_X", "SWISH_MIN_VALUE"]
+           "ESP", "ESPTransitions", "scm_transitions", "SWISH_MIN_X", "SWISH_MIN_VALUE", "ChannelValues",
+           "channel_values", "PairMoment", "esp_pair_moment_point"]
 
 #: beta h at the minimum of h sigma(beta h): -(1 + W(1/e)) (W = Lambert W)
 SWISH_MIN_X = -1.2784645427610738
@@ -444,6 +446,102 @@ def _esp_mean(beta, level):
         return 0.0
     from .gaussian import expect_piecewise
     return float(expect_piecewise(lambda z: _K.even_v(z, beta), [0.0], level=level + 1))
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True, repr=False)
+class ChannelValues(Result):
+    """The channel model of one unit at pre-activations ``h`` and noise ``beta``
+    (:func:`channel_values`): ``gate`` = <s> (Eq. 4), ``esp`` = <j> (the headline, Eq. 5),
+    ``esp_derivative`` = the back-propagation factor g (Sec. 2.4) and ``log_partition`` = log Z
+    (Eqs. 2-3) of Milletarí, Chotibut & Trevisanutto 2019, arrays over ``h``.
+
+    Protocol: closed forms, accurate to a few ulp (module docstring), so ``converged`` True,
+    ``residual`` 0.0, ``iterations`` 0 and ``error`` 0.0; not a replica computation (``ansatz``
+    ``"-"``, ``rs_stable`` and ``stability`` None).  ``log_partition`` is ``inf`` (JSON null) for
+    ``beta = inf`` and ``h > 0`` (log Z grows as beta h); no other entry is non-finite.
+    """
+    h: np.ndarray
+    beta: float
+    gate: np.ndarray
+    esp: np.ndarray
+    esp_derivative: np.ndarray
+    log_partition: np.ndarray
+
+    headline = "esp"
+    converged = True
+    residual = 0.0
+    iterations = 0
+    error = 0.0
+    ansatz = "-"
+    rs_stable = None
+    stability = None
+
+
+def channel_values(h, beta=1.0):
+    """Every quantity of the channel model at ``h`` (array) and ``beta`` in [0, inf], as a
+    :class:`ChannelValues` result: :func:`gate_expectation`, :func:`esp`, :func:`esp_derivative`
+    and :func:`log_partition` (Milletarí, Chotibut & Trevisanutto 2019, Eqs. 2-5)."""
+    hh, b = _args(h, beta)
+    if np.ndim(b) != 0:
+        raise ValueError(f"beta must be one number in [0, inf], got an array of shape {np.shape(b)}")
+    b = float(b)
+    hh = np.atleast_1d(hh).astype(float)
+    return ChannelValues(hh, b, np.atleast_1d(gate_expectation(hh, b)), np.atleast_1d(esp(hh, b)),
+                         np.atleast_1d(esp_derivative(hh, b)), np.atleast_1d(log_partition(hh, b)))
+
+
+@dataclass(frozen=True, repr=False)
+class PairMoment(Result):
+    """``pair_moment`` = d^n/drho^n E[g(u) g(v)] of ESP(beta) (the headline; unit variances,
+    correlation ``rho``, ``n`` = ``order``), arrays over ``rho`` (:func:`esp_pair_moment_point`).
+
+    Protocol: ``error`` = the largest ``|m_level - m_(level-1)|`` over ``rho``, the change from
+    the tanh--sinh rule one level coarser (the quadrature converges double-exponentially, so
+    this over-estimates the error of the finer rule); 0.0 for the closed forms (``beta`` 0 and
+    inf).  ``converged`` True, ``residual`` 0.0, ``iterations`` = the quadrature level; not a
+    replica computation (``ansatz`` ``"-"``, ``rs_stable`` and ``stability`` None).  The only
+    non-finite entry: ``order`` 2 at ``|rho| = 1`` for ``beta = inf`` (ReLU: 1/(2 pi sqrt(1-rho^2))).
+    """
+    beta: float
+    rho: np.ndarray
+    order: int
+    pair_moment: np.ndarray
+    error: float
+    level: int
+
+    headline = "pair_moment"
+    converged = True
+    residual = 0.0
+    ansatz = "-"
+    rs_stable = None
+    stability = None
+
+    @property
+    def iterations(self):
+        """The tanh--sinh level of the quadrature (0 for the closed forms)."""
+        return 0 if self.beta == 0.0 or math.isinf(self.beta) else int(self.level)
+
+
+def esp_pair_moment_point(rho, beta=1.0, order=0, level=5):
+    """:meth:`ESP.pair_moment` with its quadrature error, as a :class:`PairMoment` result.
+
+    ``rho`` in [-1, 1] (array), ``beta`` in [0, inf], ``order`` in {0, 1, 2} (Price's theorem:
+    the derivatives in rho), ``level`` the tanh--sinh level (>= 4; the error estimate compares
+    it with ``level - 1``).
+    """
+    act = ESP(beta, level)
+    if act.level < 4:
+        raise ValueError(f"level must be an integer in [4, 10] (the error estimate uses level - 1), got {level!r}")
+    r = np.atleast_1d(check_range("rho", rho, -1.0, 1.0)).astype(float)
+    order = check_int("order", order, 0)
+    m = np.atleast_1d(act.pair_moment(r, order))
+    if act.beta == 0.0 or math.isinf(act.beta):
+        err = 0.0
+    else:
+        coarse = np.atleast_1d(ESP(act.beta, act.level - 1).pair_moment(r, order))
+        err = float(np.max(np.abs(m - coarse)))
+    return PairMoment(act.beta, r, order, m, err, act.level)
 
 
 # --------------------------------------------------------------------------- SCM with ESP units

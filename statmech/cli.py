@@ -2,9 +2,14 @@
 
 Subcommands are contributed by the modules of :mod:`statmech.commands`: each
 defines ``register(subparsers)`` and sets ``func`` (a callable taking the parsed
-namespace and returning an exit code) on the parsers it adds.  ``--json`` output is
-produced with :func:`emit`; a command printing a replica result uses :func:`emit_result`,
-which adds the result's ``rs_stable`` and ``ansatz`` and notes an unstable RS value on stderr.
+namespace and returning an exit code) on the parsers it adds.  A command prints its results
+with :func:`emit_results`, in the one JSON schema of every subcommand (``"command"`` and the
+flat record :func:`statmech.result.flat` of each result: ``converged``, ``ansatz``, ``error``
+...; docs/cli.md); it notes an unstable RS result on stderr.  :func:`emit` prints a plain
+dict (a command with no solver result, ``statmech figures``).  Every option has help text,
+an enumeration has ``choices=``, a metavar is the UPPERCASE name of the quantity and a group
+of subcommands is ``COMMAND`` (``MODEL`` where each names a model); tests/test_cli_schema.py
+checks all of it for every subcommand.
 
 Exit codes: 0 success, 1 no result (a solver failed to converge, or a NaN or an undocumented
 None reached the output), 2 a bad argument (one line on stderr, never a traceback).
@@ -101,7 +106,8 @@ def _nullify(v, reasons, used, key=""):
         return {k: _nullify(x, reasons, used, k) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [_nullify(x, reasons, used, key) for x in v]
-    if key in reasons and isinstance(v, (float, np.floating)) and not math.isfinite(v):
+    if key in reasons and (v is None or isinstance(v, (float, np.floating)) and not math.isfinite(v)):
+        # a None under such a key is a non-finite value that statmech.result.flat already nulled
         used.add(key)
         return None
     return v
@@ -150,7 +156,7 @@ def emit_result(args, data: dict, result, text: str | None = None):
     return emit(args, data, text)
 
 
-def emit_results(args, results, text=None, *, extra=None, null_reasons=None):
+def emit_results(args, results, text=None, *, extra=None, null_reasons=None, omit=()):
     """Print one result, or a list of them, in the command line's one JSON schema.
 
     One result: ``{"command": ..., **statmech.result.flat(result), **extra}``; several:
@@ -158,13 +164,16 @@ def emit_results(args, results, text=None, *, extra=None, null_reasons=None):
     a list of dicts, one per result, merged into the records).  Every record carries the result's
     ``converged``, ``residual``, ``iterations``, ``ansatz``, ``rs_stable``, ``error`` and
     ``stability``; the same quantity has the same key in every subcommand.  An unstable RS
-    result gets the one-line note on stderr of :func:`emit_result`.  Returns the exit code of
-    :func:`emit`.
+    result gets the one-line note on stderr of :func:`emit_result`.  ``omit`` names fields left
+    out of every record (bulky per-site arrays such as a weight vector or a per-epoch history;
+    the command prints their summary in ``extra``).  ``null_reasons`` maps a field whose
+    non-finite value (JSON ``null``) is a documented answer to the reason (see :func:`emit`).
+    Returns the exit code of :func:`emit`.
     """
     from .result import flat
     many = isinstance(results, (list, tuple))
     rs = list(results) if many else [results]
-    recs = [flat(r) for r in rs]
+    recs = [{k: v for k, v in flat(r).items() if k not in omit} for r in rs]
     if many and isinstance(extra, (list, tuple)):
         recs = [{**rec, **(e or {})} for rec, e in zip(recs, extra)]
         extra = None
@@ -200,13 +209,15 @@ def build_parser():
                "  statmech scm transitions --K 5 --activation erf --json\n"
                "  statmech committee capacity --K 3 --activation sign --ansatz rs --json\n"
                "  statmech phase-diagram scm --activation erf --K 2:50 --out scm_erf.json\n"
+               "  statmech simulate stochastic-perceptron --N 1001 --alpha 0.55 --json\n"
                "  statmech figures --out figures\n"
                "'statmech COMMAND --help' lists each command's options.  Exit codes: 0 ok, "
                "1 no result (no convergence, NaN), 2 bad argument.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     from . import __version__
     parser.add_argument("--version", action="version", version=f"statmech {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser,
+                                help="the model or task; 'statmech COMMAND --help' lists its subcommands and options")
     sub.required = True
     from . import commands
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):

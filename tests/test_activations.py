@@ -383,3 +383,33 @@ def test_scm_esp_theory_vs_monte_carlo(alpha):
     assert abs(s.R - Rt) < tol(s.R_err) and abs(s.S - St) < tol(s.S_err)
     assert abs(s.C - eq.C) < tol(s.C_err)
     assert abs(s.generalization_error - eq.generalization_error) < 5 * s.generalization_error_err + 5e-4
+
+
+def test_channel_values_result():
+    h = np.array([-3.0, -0.5, 0.0, 0.7, 4.0])
+    r = A.channel_values(h, 2.0)
+    assert r.converged and r.error == 0.0 and r.ansatz == "-"
+    assert np.array_equal(r.esp, A.esp(h, 2.0)) and np.array_equal(r.gate, A.gate_expectation(h, 2.0))
+    # the definitions: <j> = h <s>, log Z = softplus(beta h)
+    assert np.allclose(r.esp, h * r.gate, rtol=1e-15, atol=0) and np.allclose(r.log_partition, np.logaddexp(0, 2 * h))
+    relu = A.channel_values(h, math.inf)
+    assert np.array_equal(relu.esp, np.maximum(h, 0.0)) and np.isinf(relu.log_partition[-1])
+    with pytest.raises(ValueError, match="beta"):
+        A.channel_values(h, [1.0, 2.0])
+
+
+def test_esp_pair_moment_point_carries_its_quadrature_error():
+    rho = np.array([-0.9, 0.0, 0.5, 1.0])
+    r = A.esp_pair_moment_point(rho, 2.0)
+    assert np.array_equal(r.pair_moment, A.ESP(2.0).pair_moment(rho))
+    assert 0.0 <= r.error < 1e-13 and r.iterations == 5
+    # rho = 1: E[g(z)^2] by mpmath, beta = 2
+    m2 = mp.quad(lambda z: (z / (1 + mp.e ** (-2 * z))) ** 2 * mp.npdf(z), [-mp.inf, 0, mp.inf])
+    assert abs(r.pair_moment[-1] - float(m2)) < 1e-14 + r.error
+    # closed forms at beta = 0 (x/2) and beta = inf (ReLU) are exact
+    lin = A.esp_pair_moment_point(rho, 0.0)
+    assert lin.error == 0.0 and np.allclose(lin.pair_moment, rho / 4, rtol=0, atol=1e-16)
+    relu = A.esp_pair_moment_point(rho, math.inf, order=1)
+    assert relu.error == 0.0 and np.array_equal(relu.pair_moment, A.relu_pair_moment(rho, 1))
+    with pytest.raises(ValueError, match="level"):
+        A.esp_pair_moment_point(rho, 2.0, level=3)

@@ -41,6 +41,8 @@ SAMPLES = {
     "statmech.rsb.solve_frsb": lambda m: m.sk_ground_state("frsb", Ks=(4, 8)).solution,
     "statmech.rsb.minimize": lambda m: m.minimize(lambda x: float(x @ x), lambda x: 2 * x, np.array([1.0, -2.0])),
     "statmech.activations.scm_transitions": lambda m: m.scm_transitions(2, [0.5, 2.0]),
+    "statmech.activations.channel_values": lambda m: m.channel_values([-1.0, 0.0, 2.0], 1.5),
+    "statmech.activations.esp_pair_moment_point": lambda m: m.esp_pair_moment_point([0.3, 0.9], 2.0, order=1),
     "statmech.continuation.trace": lambda m: m.trace(_fold_problem(m), -1.0, 1.0, ds=0.05),
     "statmech.continuation.analyze": lambda m: m.analyze(_fold_problem(m), -1.0, 1.0, starts=[[-1.5], [1.5]],
                                                          ds=0.05),
@@ -195,7 +197,7 @@ _ACT = "a function of the channel model evaluated element-wise (numbers), or its
 NOT_SOLVERS.update({f"statmech.activations.{n}": _ACT for n in (
     "Sigmoid", "Softplus", "partition_function", "gate_expectation", "esp", "esp_derivative", "log_partition",
     "esp_variance", "gate_variance", "esp_parameter_derivatives", "gate_derivatives", "relu_pair_moment", "ESP",
-    "ESPTransitions", "SWISH_MIN_X", "SWISH_MIN_VALUE")})
+    "ESPTransitions", "SWISH_MIN_X", "SWISH_MIN_VALUE", "ChannelValues", "PairMoment")})
 NOT_SOLVERS.update({f"statmech.continuation.{n}": "a class, constant or plotting function of the engine" for n in (
     "KINDS", "Problem", "Branch", "SpecialPoint", "CoexistencePoint", "Analysis", "Curve", "plot_branches",
     "plot_phase_diagram", "curve_intersections")})

@@ -336,6 +336,13 @@ CASES = {
     # documented: Z overflows to inf for beta h > 709.78; log Z = inf at beta = inf, h > 0
     "activations.partition_function": (A.partition_function, args(H, BETA), {"inf": ("result",)}),
     "activations.log_partition": (A.log_partition, args(H, BETA), {"inf": ("result",)}),
+    # documented: beta = inf given is echoed; log Z = inf at beta = inf, h > 0; the ReLU m'' = inf at |rho| = 1
+    "activations.channel_values": (A.channel_values, args(st.lists(H, min_size=1, max_size=3), BETA),
+                                   {"inf": ("beta", "log_partition")}),
+    "activations.esp_pair_moment_point": (A.esp_pair_moment_point, args(st.lists(st.floats(-1.0, 1.0), min_size=1,
+                                                                                 max_size=2), BETA,
+                                                                        st.sampled_from([0, 1, 2])),
+                                          {"inf": ("beta", "pair_moment")}),
     "activations.relu_pair_moment": (A.relu_pair_moment, args(st.floats(-1.0, 1.0), st.sampled_from([0, 1, 2])), {}),
     "activations.scm_transitions": (A.scm_transitions, args(st.sampled_from([2, 5]), st.lists(st.floats(0.0, 50.0), min_size=1,
                                                                                               max_size=2)),
@@ -374,7 +381,8 @@ EXEMPT = {
     "activations.Sigmoid": "numpy-style class (its values are gate_expectation's)",
     "activations.Softplus": "numpy-style class (its values are log_partition's)",
     "activations.ESP": "activation class (drawn as an activation of every scm solver)",
-    "activations.ESPTransitions": "result class", "activations.SWISH_MIN_X": "a number (checked finite below)",
+    "activations.ESPTransitions": "result class", "activations.ChannelValues": "result class",
+    "activations.PairMoment": "result class", "activations.SWISH_MIN_X": "a number (checked finite below)",
     "activations.SWISH_MIN_VALUE": "a number (checked finite below)",
     "continuation.KINDS": "tuple of names", "continuation.Problem": "problem class", "continuation.Branch": "result class",
     "continuation.SpecialPoint": "result class", "continuation.CoexistencePoint": "result class",

@@ -301,3 +301,16 @@ def test_frsb_storage_q_max_tends_to_one_at_the_frsb_jamming_point():
     a_frsb = PR.gardner_capacity_rsb(-1.0, "frsb")
     a_1rsb = PR.gardner_capacity_rsb(-1.0, "1rsb")
     assert abs(aj - a_frsb) < 0.01 < a_1rsb - aj
+
+
+def test_one_rsb_capacity_near_kappa_zero_is_below_rs_by_kappa_cubed():
+    """Towards kappa = 0- the 1RSB minimum runs off (y ~ kappa^-2) and alpha_J^RS - alpha_J^1RSB
+    vanishes as c |kappa|^3: the solver must find that minimum (strictly below RS), not a flat
+    spurious point at RS, and the ratio must settle (c = 0.51 from -0.1 to -1e-3)."""
+    ks = np.array([-0.1, -0.03, -0.01, -0.003, -0.001])
+    gaps = np.array([P.gardner_capacity(k) - PR.gardner_capacity_rsb(k, "1rsb") for k in ks])
+    c = gaps / np.abs(ks) ** 3
+    assert np.all(gaps > 0) and np.ptp(c) < 0.05 and 0.45 < c.mean() < 0.55
+    r = PR.gardner_capacity_point(-1e-6, "1rsb")   # the correction is below the solver's accuracy:
+    assert r.extra["collapsed_to_rs"] and r.error == pytest.approx(1e-18)   # RS with the bound
+    assert r.thermo["alpha_c"] == pytest.approx(P.gardner_capacity(-1e-6), rel=1e-15)

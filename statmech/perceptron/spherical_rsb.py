@@ -50,6 +50,9 @@ _ANSATZ = ("rs", "1rsb", "frsb")
 #: grid down to here (tests/test_perceptron_rsb.py); below, the 1RSB minimum has q_0 < 0.02 and
 #: its lattice no longer settles (kappa = -3.5).  alpha_J^RS(-3) = 4916, alpha_J^1RSB(-3) = 2526.
 KAPPA_MIN_RSB = -3.0
+#: between here and 0 the RSB correction to alpha_J (~0.51 |kappa|^3) is below 1e-12: the RSB
+#: jamming points return the RS value with that bound as their ``error`` (``collapsed_to_rs``)
+KAPPA_RSB_FLAT = -1e-4
 FRSB_KS = (4, 8, 16)   # default grids of the full-RSB solves (error ~K^-2, extrapolated)
 KAPPA_JAMMING = 1.41574   # jamming exponent (Charbonneau et al. 2014); x(q) ~ ((1-q)/eps)^(-1/KAPPA_JAMMING)
 
@@ -135,7 +138,11 @@ def _rs_point(kappa, ansatz="rs"):
 
 def _guess_1rsb(kappa):
     # rough start for (q_0, y): the minimum has q_0 = 0.95, 0.86, 0.66, 0.27 and y = 42, 18, 12, 20
-    # at kappa = -0.25, -0.5, -1, -2; Newton converges from this start over that range
+    # at kappa = -0.25, -0.5, -1, -2; Newton converges from this start over that range.  Towards
+    # kappa = 0- the minimum runs off as 1 - q_0 ~ 1.4 kappa^2, y ~ 1.48 / kappa^2 (measured from
+    # kappa = -0.1 to -1e-3); the rough start would land on a spurious flat point there.
+    if kappa > -0.05:
+        return 1.0 - 1.4 * kappa * kappa, 1.48 / (kappa * kappa)
     return min(0.9, 0.8 + 0.15 * kappa), 12.4 * (-kappa) ** 0.6 if kappa < 0 else 1.0
 
 
@@ -162,6 +169,13 @@ def _one_rsb_jamming(kappa, guess=None):
 def _jamming_one(kappa, ansatz, Ks, guess=None):
     if ansatz == "rs" or float(jamming_replicon(kappa)) >= 0.0:
         return _rs_point(kappa, ansatz)
+    if kappa > KAPPA_RSB_FLAT:
+        # alpha_J^RS - alpha_J^1RSB = c |kappa|^3 with c = 0.508 (measured from kappa = -0.1 to
+        # -1e-3; full RSB lies below 1RSB by less): here below 1e-12, under the solver's accuracy,
+        # while the minimum runs off to y ~ 1.48/kappa^2 where the lattice grows without bound
+        r = _rs_point(kappa, ansatz)
+        bound = abs(kappa) ** 3
+        return replace(r, error=bound, extra={**r.extra, "rsb_correction_bound": bound})
     prob, s1 = _one_rsb_jamming(kappa, guess)
     a1 = math.exp(s1.value)
     if ansatz == "1rsb":

@@ -30,8 +30,8 @@ the success curve).  Every result follows the result protocol of :class:`statmec
 Files (this module is the public face; every name above imports from here and from
 :mod:`statmech.simulate`):
 
-* ``stochastic.py`` -- the stochastic perceptron: its per-pattern loss and derivatives written
-  once in sympy (``_SP``) and the numba loop that calls the generated kernel;
+* ``stochastic.py`` -- the stochastic perceptron: its per-pattern loss and derivatives in
+  closed form (``_sp_loss``) and the numba training loop;
 * ``classic_rules.py`` -- perceptron rule, Delta rule, clipped Hebb, Metropolis annealing;
 * ``success.py`` -- success rates on fresh instances and the algorithmic-capacity fit;
 * ``_learning.py`` -- shared: :class:`AlgorithmResult`, the data checks, random instances,

@@ -7,8 +7,9 @@ Tartaglione and Zecchina, Phys. Rev. Lett. 120, 268103 (2018).
 Gradient descent on the magnetizations ``m`` of a factorized distribution over binary
 weights, loss Eq. 2.57 with the gamma-scaled variance of Eq. 2.59 and gamma annealing,
 clipped updates Eq. 2.51, binarization ``sign(m)``, monitoring of q* (Eq. 2.52).  The
-per-pattern loss and its derivatives are written once in sympy (:data:`_SP`), and the numba
-loop calls the generated kernel.  Derivations and corrections: ``docs/algorithms.md``.
+per-pattern loss ``ell = -log H(-u/sqrt(gamma V))`` and its two derivatives are written once in
+closed form (:func:`_sp_loss`, a numba scalar the training loop inlines; tests check it against
+sympy's derivatives).  Derivations and corrections: ``docs/algorithms.md``.
 """
 from __future__ import annotations
 
@@ -16,32 +17,12 @@ import math
 
 import numba
 import numpy as np
-import sympy as sp
 
-from .. import symbolic as S
+from ..gaussian import inv_mills_nb, log_H_nb
 from ..errors import check_int, check_range
 from ._learning import AlgorithmResult, _check_data, _init_rng_and_loop_seed
 
 __all__ = ["stochastic_perceptron", "stochastic_perceptron_loss"]
-
-
-# --------------------------------------------------------------------------- equations
-@S.kernels
-def _SP():
-    r"""Per-pattern loss of the stochastic perceptron, thesis Eqs. 2.49/2.57/2.59.
-
-    With w_i ~ Q_m independent (Eq. 2.46), E[w_i] = m_i, Var[w_i] = 1 - m_i^2, so by the
-    central limit theorem the field sum_i w_i xi_i is Gaussian with mean
-    a = sum_i m_i xi_i and variance V = sum_i (1 - m_i^2) xi_i^2.  The probability that
-    the sampled weights classify pattern mu correctly is H(-sigma a / sqrt(V)); with the
-    variance scaled by gamma (Eq. 2.59) the loss of one pattern is
-        ell(u, V, gamma) = -log H(-u / sqrt(gamma V)),   u = sigma^mu a^mu.
-    (The thesis's Eq. 2.49 writes w_i in the numerator: it must be the mean m_i.)
-    """
-    u = sp.symbols("u", real=True)
-    V, g = sp.symbols("V gamma", positive=True)
-    ell = -S.LogH(-u / sp.sqrt(g * V))
-    return {"sp_ell": S.Scalar((u, V, g), (ell, sp.diff(ell, u), sp.diff(ell, V)))}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -73,8 +54,27 @@ def _binarized_errors(X, y, m):
 _FM = {"reassoc", "contract"}  # allow vectorized reductions; keeps inf/NaN semantics
 
 
+@numba.njit(cache=True, fastmath=False)
+def _sp_loss(u, V, gamma):
+    r"""Per-pattern loss of the stochastic perceptron, thesis Eqs. 2.49/2.57/2.59, and its derivatives.
+
+    With w_i ~ Q_m independent (Eq. 2.46), E[w_i] = m_i, Var[w_i] = 1 - m_i^2, so by the
+    central limit theorem the field sum_i w_i xi_i is Gaussian with mean
+    a = sum_i m_i xi_i and variance V = sum_i (1 - m_i^2) xi_i^2.  The probability that
+    the sampled weights classify pattern mu correctly is H(-sigma a / sqrt(V)); with the
+    variance scaled by gamma (Eq. 2.59) the loss of one pattern is
+        ell(u, V, gamma) = -log H(x),   x = -u / sqrt(gamma V),   u = sigma^mu a^mu.
+    (The thesis's Eq. 2.49 writes w_i in the numerator: it must be the mean m_i.)
+    With M = G/H the inverse Mills ratio: d ell/du = -M(x)/sqrt(gamma V), d ell/dV = -x M(x)/(2V).
+    Returns ``(ell, d ell/du, d ell/dV)``."""
+    s = math.sqrt(gamma * V)
+    x = -u / s
+    M = inv_mills_nb(x)
+    return -log_H_nb(x), -M / s, -x * M / (2.0 * V)
+
+
 @numba.njit(cache=True, fastmath=_FM)
-def _sp_kernel(ell, X, y, m, eta, batch, max_epochs, gamma0, gamma_rate, gamma_end, seed,
+def _sp_kernel(X, y, m, eta, batch, max_epochs, gamma0, gamma_rate, gamma_end, seed,
                h_q, h_err, h_loss, h_gamma):
     """Minibatch gradient descent with clipping (Eq. 2.51) on the loss Eq. 2.59.
 
@@ -129,7 +129,7 @@ def _sp_kernel(ell, X, y, m, eta, batch, max_epochs, gamma0, gamma_rate, gamma_e
                     h_loss[ep] = math.inf
                     h_gamma[ep] = gamma
                     return ep + 1, e, 0 if e == 0 else 2
-                l, du, dV = ell(y[mu] * a, V, gamma)
+                l, du, dV = _sp_loss(y[mu] * a, V, gamma)
                 ltot += l
                 ca = du * y[mu] * inv_nb
                 cv = -2.0 * dV * inv_nb
@@ -176,8 +176,7 @@ def stochastic_perceptron_loss(m, patterns, labels, gamma=1.0):
     V = (X * X) @ (1.0 - m * m)
     if np.any(V <= 0.0):
         raise ValueError("m must have some |m_i| < 1 on the support of every pattern (the variance V vanishes)")
-    ell = _SP.sp_ell
-    out = np.array([ell(float(yy * aa), float(vv), gamma) for yy, aa, vv in zip(y, a, V)])
+    out = np.array([_sp_loss(float(yy * aa), float(vv), gamma) for yy, aa, vv in zip(y, a, V)])
     P = X.shape[0]
     grad = (X.T @ (out[:, 1] * y) - 2.0 * m * ((X * X).T @ out[:, 2])) / P
     return float(out[:, 0].mean()), grad
@@ -239,7 +238,7 @@ def stochastic_perceptron(patterns, labels, *, seed=None, eta=None, batch=None, 
     h_err = np.full(max_epochs, -1, dtype=np.int64)
     h_loss = np.full(max_epochs, np.nan)
     h_gamma = np.full(max_epochs, np.nan)
-    epochs, err, status = _sp_kernel(_SP.sp_ell, X, y, m, eta, batch, max_epochs, gamma0, gamma_rate,
+    epochs, err, status = _sp_kernel(X, y, m, eta, batch, max_epochs, gamma0, gamma_rate,
                                      gamma_end, loop_seed, h_q, h_err, h_loss, h_gamma)
     w = np.where(m >= 0.0, 1, -1).astype(np.int8)
     history = {"q_star": h_q[:epochs], "errors": h_err[:epochs], "loss": h_loss[:epochs],
