@@ -268,8 +268,9 @@ def test_learning_curve_in_any_order_and_paths():
     lams = np.logspace(0, -2, 9)
     path = glm.regularisation_path(m, 2.0, lams)
     assert path.q[-1] == pytest.approx(float(glm.erm(m.with_params(lam=lams[-1]), 2.0).q), rel=1e-11)
-    lam_opt, best = glm.optimal_lam(m, 2.0)
+    best = glm.optimal_lam(m, 2.0)
     assert best.generalization_error <= path.generalization_error.min() + 1e-12
+    assert 1e-2 < best.params["penalty_lam"] < 1.0
 
 
 # --------------------------------------------------------------------------- Bayes-optimal

@@ -145,8 +145,8 @@ def _path(out):
     for a, c in zip((1.0, 2.0, 5.0), ("C0", "C1", "C2")):
         r = glm.regularisation_path(m, a, lams)
         a1.semilogx(lams, r.generalization_error, color=c, label=fr"$\alpha$ = {a:g}")
-        lo, best = glm.optimal_lam(m, a)
-        a1.plot([lo], [best.generalization_error], "o", color=c)
+        best = glm.optimal_lam(m, a)
+        a1.plot([best.params["penalty_lam"]], [best.generalization_error], "o", color=c)
     a1.set_xlabel(r"$\lambda$")
     a1.set_ylabel(r"$\varepsilon_g$")
     a1.set_title("logistic ERM, 10% label noise: regularisation paths")

@@ -23,8 +23,8 @@ Theories (each returns a :class:`statmech.Result`):
   Gardner--Derrida, Bayes thresholds; :func:`max_margin`, :func:`separability`,
   :func:`ridge_peak_line` (double descent, traced by the continuation engine).
 * :func:`sat_unsat_rsb`, :func:`storage_rsb` -- 1RSB and full RSB through :mod:`statmech.rsb`.
-* :func:`learning_curve`, :func:`parameter_path`, :func:`regularisation_path`, :func:`optimal_lam`,
-  :func:`erm_problem` -- continuation in alpha, lam, the noise or any parameter.
+* :func:`learning_curve`, :func:`regularisation_path`, :func:`optimal_lam` -- continuation in
+  alpha and lam (:mod:`statmech.glm.advanced`: any parameter, the engine's Problem).
 * :class:`Denoisers` -- the same compiled kernels for finite-N algorithms
   (:mod:`statmech.simulate.glm`: exact ERM and GAMP).
 
@@ -44,17 +44,17 @@ from .denoisers import Denoisers
 from .curves import (erm_problem, learning_curve, optimal_lam, optimal_lam_curve, parameter_path,
                      regularisation_path)
 
+from . import advanced
+
+# the questions a user asks; the building blocks are in statmech.glm.advanced (also attributes here)
 __all__ = [
     # specification
-    "Model", "Loss", "Penalty", "Prior", "Channel", "LOSSES", "as_loss", "as_penalty", "as_prior", "as_channel",
+    "Model", "Loss", "Penalty", "Prior", "Channel", "LOSSES",
     "square", "logistic", "hinge", "squared_hinge", "exponential", "margin_counting", "margin_loss",
     "ridge", "l1", "elastic_net", "spherical", "ising", "gaussian", "gauss_bernoulli",
     "random_labels", "sign", "probit", "linear", "y", "h", "z", "w", "u",
     # theories
-    "erm", "ERMResult", "ridge_closed_form", "gibbs", "GibbsResult",
-    "bayes_optimal", "BayesResult", "bayes_branches", "bayes_transition", "BayesTransition",
-    "thresholds", "Thresholds", "zero_set", "sat_unsat", "jamming_ratio", "separability", "separability_line",
-    "max_margin", "ridge_peak", "ridge_peak_line", "sat_unsat_rsb", "storage_rsb",
-    "learning_curve", "parameter_path", "regularisation_path", "optimal_lam", "optimal_lam_curve", "erm_problem",
-    "Denoisers",
+    "erm", "ERMResult", "gibbs", "GibbsResult", "bayes_optimal", "BayesResult", "bayes_transition", "BayesTransition",
+    "thresholds", "Thresholds", "sat_unsat_rsb", "storage_rsb",
+    "learning_curve", "regularisation_path", "optimal_lam",
 ]

@@ -103,19 +103,22 @@ def regularisation_path(model, alpha, lam):
 
 
 def optimal_lam(model, alpha, *, bounds=(1e-4, 1e2), xatol=1e-8):
-    """The ridge coefficient that minimises the generalization error at ``alpha``:
-    ``(lam_opt, ERMResult at lam_opt)``; ``lam_opt`` at a bound means the optimum is beyond it."""
+    """The ridge coefficient that minimises the generalization error at ``alpha``: the
+    :class:`~statmech.glm.ERMResult` at ``lam_opt`` (``r.params["penalty_lam"]``); ``lam_opt`` at a bound
+    means the optimum is beyond it.  Brent in ``log lam`` to ``xatol``."""
     from scipy.optimize import minimize_scalar
+    if not isinstance(model, Model):
+        raise TypeError(f"glm.optimal_lam: model must be a glm.Model, got {type(model).__name__}")
     if not model.penalty.is_ridge():
         raise ValueError("glm.optimal_lam: the model's penalty must be glm.ridge")
-    alpha = float(check_range("alpha", alpha, 0.0, lo_open=True))
+    alpha = float(check_range("alpha", check_real("alpha", alpha, function="glm.optimal_lam"), 0.0, lo_open=True))
     lo, hi = (math.log(float(b)) for b in bounds)
 
     def f(ll):
         return float(_erm(model.with_params(lam=math.exp(ll)), alpha).generalization_error)
     res = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": xatol})
     lam = math.exp(float(res.x))
-    return lam, _erm(model.with_params(lam=lam), alpha)
+    return _erm(model.with_params(lam=lam), alpha)
 
 
 def optimal_lam_curve(model, alpha, **kw):
@@ -124,8 +127,8 @@ def optimal_lam_curve(model, alpha, **kw):
     a = np.atleast_1d(np.asarray(alpha, dtype=float))
     lams, egs = [], []
     for x in a:
-        lam, r = optimal_lam(model, float(x), **kw)
-        lams.append(lam)
+        r = optimal_lam(model, float(x), **kw)
+        lams.append(float(r.params["penalty_lam"]))
         egs.append(float(r.generalization_error))
     return {"alpha": a, "lam": np.array(lams), "generalization_error": np.array(egs)}
 
