@@ -395,20 +395,20 @@ class BayesTransition(Result):
     ----------
     alpha_it : where the free entropy of the poor (smallest-q stable) fixed point equals that of
         the good one (the perfect state ``q = rho`` for a prior of point masses): above it the
-        Bayes-optimal error jumps.  ``nan`` (documented) when there is a single stable branch.
+        Bayes-optimal error jumps.  ``None`` when there is no first-order transition.
     alpha_alg : the spinodal, where the poor branch ends (fold of ``alpha(qh)``): approximate
         message passing started from an uninformative point reaches the good branch only above
-        it.  ``nan`` when the poor branch never ends.
-    q_it_poor, q_it_good, q_alg : overlaps at those points
+        it.  ``None`` when the poor branch never ends.
+    q_it_poor, q_it_good, q_alg : overlaps at those points (``None`` with them)
     free_entropy_it : the common free entropy at ``alpha_it``
     """
     headline: ClassVar[str] = "alpha_it"
-    alpha_it: float
-    alpha_alg: float
-    q_it_poor: float
-    q_it_good: float
-    q_alg: float
-    free_entropy_it: float
+    alpha_it: float | None
+    alpha_alg: float | None
+    q_it_poor: float | None
+    q_it_good: float | None
+    q_alg: float | None
+    free_entropy_it: float | None
     converged: bool = True
     residual: float = 0.0
     iterations: int = 0
@@ -436,7 +436,7 @@ def bayes_transition(prior, channel):
     if not pieces or not pieces[0][2]:
         raise ConvergenceError("glm.bayes_transition: the branch does not start with a stable piece")
     i0, i1, _ = pieces[0]
-    nan = float("nan")
+    nan = None      # a threshold that does not exist
     if i1 + 1 >= t.shape[0] or not np.isfinite(t[i1 + 1, 0]):
         return BayesTransition(nan, nan, nan, nan, nan, nan, model=f"bayes({s.prior!r}, {s.channel!r})")
     ysp = s.fold_y(i0, i1)

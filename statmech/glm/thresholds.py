@@ -278,7 +278,7 @@ def separability_line(p_min=0.01, p_max=0.49):
 # =========================================================================== one entry point
 @dataclass(frozen=True, repr=False)
 class Thresholds(Result):
-    """Thresholds of a specification (``nan`` where one does not apply to the model; documented).
+    """Thresholds of a specification (``None`` where one does not apply to the model).
 
     Attributes
     ----------
@@ -291,11 +291,11 @@ class Thresholds(Result):
     zero_set : (kind, a, b) of the loss
     """
     headline: ClassVar[str] = "alpha_it"
-    alpha_it: float = math.nan
-    alpha_alg: float = math.nan
-    alpha_sat_unsat: float = math.nan
-    alpha_gardner_derrida: float = math.nan
-    alpha_interpolation: float = math.nan
+    alpha_it: float | None = None
+    alpha_alg: float | None = None
+    alpha_sat_unsat: float | None = None
+    alpha_gardner_derrida: float | None = None
+    alpha_interpolation: float | None = None
     zero_set: Any = None
     converged: bool = True
     residual: float = 0.0
