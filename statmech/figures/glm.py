@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import save
+from . import legend_outside, save
 from ._data import DataSpec, call, load
 
 _SIM = "statmech.simulate.glm:glm_simulation_point"
@@ -104,22 +104,21 @@ def _ising(out):
     plt = _plt()
     br = glm.bayes_branches("ising", "sign")
     tr = glm.bayes_transition("ising", "sign")
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 5.0), layout="constrained")
     st = br["stable"]
     cut = np.argmin(st) if not st.all() else st.size       # the poor branch ends at the first fold
     a1.plot(br["alpha"][:cut], br["free_entropy"][:cut], "C0", label="poor (stable)")
     a1.plot(br["alpha"][cut:], br["free_entropy"][cut:], "C3--", label="unstable")
     a = np.linspace(0.0, 2.0, 5)
     a1.plot(a, np.full_like(a, -np.log(2.0)), "C2", label="perfect (q = 1)")
-    for x, nm in ((tr.alpha_it, r"$\alpha_{IT}$"), (tr.alpha_alg, r"$\alpha_{alg}$")):
-        a1.axvline(x, color="k", ls=":", lw=1)
-        a1.text(x, -0.2, f" {nm} = {x:.6f}", rotation=90, va="top", fontsize=8)
+    for x, nm, ls in ((tr.alpha_it, r"$\alpha_{IT}$", ":"), (tr.alpha_alg, r"$\alpha_{alg}$", "-.")):
+        a1.axvline(x, color="k", ls=ls, lw=1, label=f"{nm} = {x:.6f}")
     a1.set_xlim(0, 2)
     a1.set_ylim(-0.72, 0.0)
     a1.set_xlabel(r"$\alpha$")
     a1.set_ylabel("free entropy f")
     a1.set_title("Ising teacher, Bayes-optimal: the three fixed points")
-    a1.legend(fontsize=8)
+    legend_outside(a1, "below")
     al = np.linspace(0.02, 2.0, 200)
     eq = glm.bayes_optimal("ising", "sign", al)
     a2.plot(al, eq.generalization_error, "C0", label="equilibrium (Bayes-optimal)")
@@ -129,10 +128,9 @@ def _ising(out):
     a2.plot(al, gs.generalization_error, "C1", label="Gaussian prior")
     a2.set_xlabel(r"$\alpha$")
     a2.set_ylabel(r"$\varepsilon_g$")
-    a2.legend(fontsize=8)
+    legend_outside(a2, "below")
     for ax in (a1, a2):
         ax.grid(alpha=0.3)
-    fig.tight_layout()
     return [save(fig, Path(out) / "glm_ising_transition.png")]
 
 
