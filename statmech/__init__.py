@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "gaussian", "saddle", "symbolic", "errors", "io", "result", "perceptron", "scm", "committee",
-    "franz_parisi", "activations", "continuation", "simulate", "sweep", "figures", "cli", "rsb",
+    "franz_parisi", "activations", "continuation", "simulate", "sweep", "figures", "cli", "rsb", "glm",
 }
 
 __all__ = ["ConvergenceError", "Result", "SaddlePoint", "H", "log_H", "inv_mills", "log_2cosh",

@@ -49,7 +49,7 @@ __all__ = [
     "H", "log_H", "inv_mills", "G", "log_2cosh", "ndtri",
     "H_nb", "log_H_nb", "inv_mills_nb", "G_nb", "log_2cosh_nb", "ndtri_nb",
     "gauss_hermite", "expect", "expect2", "piecewise_nodes", "expect_piecewise",
-    "tanh_sinh_rule", "piecewise_fill",
+    "tanh_sinh_rule", "piecewise_fill", "interval_fill",
 ]
 
 _SQRT2 = math.sqrt(2.0)
@@ -297,6 +297,19 @@ def left_tail_fill(c0, x, xc, wts, zs, ws):
 
 
 @numba.njit(cache=True, fastmath=False)
+def interval_fill(a, b, x, xc, wts, zs, ws, k):
+    """numba: the tanh-sinh rule ``x, xc, wts`` of :func:`tanh_sinh_rule` on the finite piece
+    ``[a, b]`` with the Gaussian weight, into ``zs[k:], ws[k:]``; returns ``k + len(x)``."""
+    L = b - a
+    for i in range(x.size):
+        z = a + L * x[i] if x[i] < 0.5 else b - L * xc[i]
+        zs[k] = z
+        ws[k] = L * wts[i] * G_nb(z)
+        k += 1
+    return k
+
+
+@numba.njit(cache=True, fastmath=False)
 def piecewise_fill(breaks, x, xc, wts, zs, ws):
     """numba: fill ``zs, ws`` with the piecewise tanh-sinh rule of :func:`piecewise_nodes` for
     ``breaks`` from the (0, 1) rule ``x, xc, wts`` of :func:`tanh_sinh_rule` (for use inside
@@ -307,14 +320,7 @@ def piecewise_fill(breaks, x, xc, wts, zs, ws):
     k = n
     # finite pieces [c_j, c_{j+1}] with Gaussian weight
     for j in range(m - 1):
-        a = breaks[j]
-        b = breaks[j + 1]
-        L = b - a
-        for i in range(n):
-            z = a + L * x[i] if x[i] < 0.5 else b - L * xc[i]
-            zs[k] = z
-            ws[k] = L * wts[i] * G_nb(z)
-            k += 1
+        k = interval_fill(breaks[j], breaks[j + 1], x, xc, wts, zs, ws, k)
     # right tail [c_{m-1}, inf): H(z) = v1 x, 1 - H(z) = u1 + v1 (1 - x)
     c1 = breaks[m - 1]
     v1 = H_nb(c1)

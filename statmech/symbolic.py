@@ -52,7 +52,7 @@ from sympy.printing.pycode import PythonCodePrinter
 from .io import atomic_write_text
 
 __all__ = ["H", "LogH", "InvMills", "Gauss", "Log2Cosh", "Scalar", "Expectation", "Code", "kernels",
-           "cache_dir"]
+           "KernelSet", "cache_dir"]
 
 
 # --------------------------------------------------------------------------- sympy functions
@@ -288,12 +288,17 @@ def _self_hash():
 
 
 class KernelSet:
-    """Lazy namespace of generated kernels (see :func:`kernels`)."""
+    """Lazy namespace of generated kernels (see :func:`kernels`).
 
-    def __init__(self, fn, include=()):
+    ``key``: a string that identifies specs built at run time (e.g. from a user's model): it
+    enters the cache key and the module name, so each distinct ``key`` is generated and compiled
+    once, and found in the cache afterwards."""
+
+    def __init__(self, fn, include=(), key=None):
         self._fn = fn
         self._include = tuple(include)
         self._module = None
+        self._extra_key = key
         self.__doc__ = fn.__doc__
 
     def _key(self):
@@ -305,6 +310,8 @@ class KernelSet:
         for module in self._include:
             h.update(module.encode())
             h.update(_include_path(module).read_bytes())
+        if self._extra_key is not None:
+            h.update(self._extra_key.encode())
         return h.hexdigest()[:20], src_file
 
     def load(self):

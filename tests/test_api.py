@@ -19,7 +19,8 @@ from statmech.result import PROTOCOL, REPR_LIMIT, Result
 
 # the API modules whose names are classified here (the others follow as they join the protocol)
 MODULES = ["statmech.perceptron", "statmech.perceptron.advanced", "statmech.rsb", "statmech.activations",
-           "statmech.continuation", "statmech.simulate", "statmech.scm", "statmech.scm.advanced"]
+           "statmech.continuation", "statmech.simulate", "statmech.scm", "statmech.scm.advanced",
+           "statmech.glm", "statmech.glm.advanced"]
 
 P = "statmech.perceptron."
 SAMPLES = {
@@ -175,6 +176,33 @@ SAMPLES.update({
     S + "tcm_path": _tcm_two_solutions,
 })
 
+# ---- statmech.glm: one cheap point each (kernels cached on disk)
+G = "statmech.glm."
+
+
+def _glm_logistic(m):
+    import statmech.glm as g
+    return g.Model(loss="logistic", penalty=g.ridge(0.1), noise=0.1)
+
+
+SAMPLES.update({
+    G + "erm": lambda m: m.erm(_glm_logistic(m), 2.0),
+    G + "gibbs": lambda m: m.gibbs(m.Model(channel="random", loss=m.margin_counting(0.0), penalty="spherical"), 1.0),
+    G + "bayes_optimal": lambda m: m.bayes_optimal("ising", m.sign(0.1), 1.0),
+    G + "bayes_transition": lambda m: m.bayes_transition("ising", m.sign(0.0)),
+    G + "thresholds": lambda m: m.thresholds(prior="ising", channel="sign"),
+    G + "sat_unsat_rsb": lambda m: m.sat_unsat_rsb(m.Model(channel="random", loss=m.margin_counting(-0.5),
+                                                           penalty="spherical"), "1rsb"),
+    G + "storage_rsb": lambda m: m.storage_rsb(m.Model(channel="random", loss=m.margin_counting(-0.5),
+                                                       penalty="spherical"), 2.0, "rs"),
+    G + "learning_curve": lambda m: m.learning_curve(_glm_logistic(m), [0.5, 1.0, 2.0]),
+    G + "regularisation_path": lambda m: m.regularisation_path(_glm_logistic(m), 2.0, [1.0, 0.3, 0.1]),
+    G + "optimal_lam": lambda m: m.optimal_lam(_glm_logistic(m), 2.0, xatol=1e-3),
+    G + "advanced.parameter_path": lambda m: m.parameter_path(_glm_logistic(m), 2.0, "noise", [0.1, 0.2]),
+    S + "glm_simulation": lambda m: m.glm_simulation(_glm_logistic(m), 2.0, Ns=(20, 40), instances=3, progress=False),
+    S + "glm_simulation_point": lambda m: m.glm_simulation_point("square", 0.1, 0.1, 2.0, Ns=(20, 40), instances=3),
+})
+
 
 def _tcm_xy(m):
     d = m.tcm_instance(15, 3, 0.4, seed=3, teacher=True)
@@ -276,6 +304,38 @@ NOT_SOLVERS.update({S + n: why for n, why in {
     "load_negative_margin_data": "reads the data file (a dict)",
     "lp_agreement": "a comparison table (a list of tuples)",
     "hessian_study": "train_network over a grid (a dict of TrainingRun results)",
+}.items()})
+
+_SPEC = "a component of a specification (sympy-backed loss, penalty, prior, channel or symbol)"
+NOT_SOLVERS.update({G + n: _SPEC for n in (
+    "Model", "Loss", "Penalty", "Prior", "Channel", "square", "logistic", "hinge", "squared_hinge", "exponential",
+    "margin_counting", "margin_loss", "ridge", "l1", "elastic_net", "spherical", "ising", "gaussian",
+    "gauss_bernoulli", "random_labels", "sign", "probit", "linear", "y", "h", "z", "w", "u")})
+NOT_SOLVERS.update({G + n: "a result class (sampled through the function that returns it)" for n in (
+    "ERMResult", "GibbsResult", "BayesResult", "BayesTransition", "Thresholds")})
+NOT_SOLVERS.update({G + n: why for n, why in {
+    "LOSSES": "a constant (the names of the built-in losses)",
+    "advanced.as_loss": _SPEC, "advanced.as_penalty": _SPEC, "advanced.as_prior": _SPEC, "advanced.as_channel": _SPEC,
+    "advanced.ridge_closed_form": "a closed form (a dict of numbers)",
+    "advanced.bayes_branches": "a table of all fixed points (a dict of arrays); bayes_optimal returns the result",
+    "advanced.zero_set": "a description of the loss's zero set (a tuple)",
+    "advanced.sat_unsat": "numbers (alpha_c, R); thresholds returns the result",
+    "advanced.jamming_ratio": _FUNCTIONAL,
+    "advanced.separability": "numbers (alpha_sep, R); thresholds returns the result",
+    "advanced.max_margin": "numbers (kappa_max, R, eps_g)",
+    "advanced.ridge_peak": "numbers (alpha_peak, eps_g)",
+    "advanced.separability_line": "the continuation engine's line alpha_sep(p) (a dict of arrays)",
+    "advanced.ridge_peak_line": "the continuation engine's line of the double-descent peak (a dict of arrays)",
+    "advanced.optimal_lam_curve": "optimal_lam along alpha (a dict of arrays)",
+    "advanced.erm_problem": "a continuation problem (input of statmech.continuation)",
+    "advanced.Denoisers": "compiled denoisers for finite-N algorithms (a class)",
+}.items()})
+NOT_SOLVERS.update({S + n: why for n, why in {
+    "GLMSimulation": "a result class (sampled through the function that returns it)",
+    "glm_instance": "a random instance (arrays)",
+    "erm_fit": "a minimiser (an array); glm_simulation returns the result",
+    "gamp": "an estimate (w, iterations, converged); glm_simulation(route='gamp') returns the result",
+    "observables": "overlaps of one estimate (a dict of numbers)",
 }.items()})
 
 

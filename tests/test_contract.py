@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from statmech import ConvergenceError, SaddlePoint
-from statmech import activations, committee, continuation, franz_parisi, perceptron, scm
+from statmech import activations, committee, continuation, franz_parisi, glm, perceptron, scm
 
 PACKAGES = {"perceptron": perceptron, "perceptron.advanced": perceptron.advanced, "scm": scm,
             "scm.advanced": scm.advanced,
             "committee": committee, "franz_parisi": franz_parisi, "activations": activations,
-            "continuation": continuation}
+            "continuation": continuation, "glm": glm}
 
 # ------------------------------------------------------------------------------- the domains
 KAPPA = st.sampled_from([-1.0, 0.5]) | st.floats(-5.0, 5.0)      # both signs in the first few draws
@@ -197,6 +197,11 @@ def _free_entropy_x(kind):
     return {"sph": st.tuples(q).map(list), "bin": st.tuples(q, st.floats(0.0, 1e4)).map(list)}[kind]
 
 
+GLM_LOSS = st.sampled_from(["square", "logistic", "hinge", "squared_hinge", "exponential"])
+GLM_LAM = st.floats(1e-3, 10.0)
+GLM_NOISE = st.floats(0.0, 0.45)
+
+
 # ------------------------------------------------------------------------------- the cases
 # name -> (callable, strategy of (args, kwargs), options); options: n = examples in the default run
 # (0: slow sweep only), inf = fields where the docstring documents infinity, post = a physics check
@@ -358,6 +363,33 @@ CASES = {
     "continuation.coexistence": (_coexistence, args(st.floats(0.02, 0.1)), {"n": 1}),
     "continuation.continue_point": (_continue_point, args(st.floats(0.5, 1.5)), {"n": 1, "inf": ("margin",)}),
     "continuation.curve_intersections": (_intersections, args(st.floats(0.5, 1.5)), {"n": 1, "inf": ("margin",)}),
+    # glm (the physics is in tests/test_glm.py); losses x ridge x label noise x alpha
+    "glm.erm": (lambda loss, lam, p, a: glm.erm(glm.Model(loss=loss, penalty=glm.ridge(lam), noise=p), a),
+                args(GLM_LOSS, GLM_LAM, GLM_NOISE, ALPHA), {}),
+    "glm.learning_curve": (lambda loss, lam, p, a: glm.learning_curve(
+        glm.Model(loss=loss, penalty=glm.ridge(lam), noise=p), a),
+        args(GLM_LOSS, GLM_LAM, GLM_NOISE, st.lists(st.floats(0.01, 50.0), min_size=1, max_size=4)), {"n": 2}),
+    "glm.regularisation_path": (lambda loss, p, a, lams: glm.regularisation_path(
+        glm.Model(loss=loss, penalty=glm.ridge(1.0), noise=p), a, sorted(lams, reverse=True)),
+        args(GLM_LOSS, GLM_NOISE, st.floats(0.1, 20.0), st.lists(GLM_LAM, min_size=1, max_size=4)), {"n": 2}),
+    "glm.optimal_lam": (lambda loss, p, a: glm.optimal_lam(glm.Model(loss=loss, penalty=glm.ridge(1.0), noise=p), a,
+                                                           xatol=1e-3),
+                        args(GLM_LOSS, GLM_NOISE, st.floats(0.1, 20.0)), {"n": 1}),
+    "glm.gibbs": (lambda kappa, a: glm.gibbs(glm.Model(channel="random", loss=glm.margin_counting(kappa),
+                                                       penalty="spherical"), a),
+                  args(st.floats(-1.0, 2.0), ALPHA), {}),
+    "glm.bayes_optimal": (lambda prior, p, a: glm.bayes_optimal(prior, glm.sign(p), a),
+                          args(st.sampled_from(["gaussian", "ising"]), GLM_NOISE, ALPHA), {"inf": ("q_hat",)}),
+    "glm.bayes_transition": (lambda p: glm.bayes_transition("ising", glm.sign(p)), args(st.floats(0.0, 0.3)),
+                             {"n": 2}),
+    "glm.thresholds": (lambda p: glm.thresholds(prior="ising", channel=glm.sign(p)), args(st.floats(0.0, 0.3)),
+                       {"n": 1}),
+    "glm.sat_unsat_rsb": (lambda kappa: glm.sat_unsat_rsb(glm.Model(channel="random", loss=glm.margin_counting(kappa),
+                                                                    penalty="spherical"), "1rsb"),
+                          args(st.floats(-1.5, 1.0)), {"n": 1}),
+    "glm.storage_rsb": (lambda kappa, a: glm.storage_rsb(glm.Model(channel="random", loss=glm.margin_counting(kappa),
+                                                                   penalty="spherical"), a, "rs"),
+                        args(st.floats(-1.0, 1.0), st.floats(0.0, 5.0)), {"n": 2}),
 }
 
 # a typical point, drawn first, so that a few default examples are not all outside the domain
@@ -368,6 +400,8 @@ TYPICAL = {
     "continuation.continue_point": (1.0,), "continuation.curve_intersections": (1.0,),
     "scm.transitions": (26, "erf"), "scm.equilibria": (10.0, 2, "erf"), "scm.online": (2, 2, "erf", 0.5, "saad-solla"),
     "scm.online_asymptotics": (2, "erf", "saad-solla"), "committee.tcm_storage": (1.0, 3),
+    "glm.erm": ("logistic", 0.1, 0.1, 2.0), "glm.bayes_optimal": ("ising", 0.0, 2.0), "glm.gibbs": (0.0, 1.0),
+    "glm.sat_unsat_rsb": (-0.5,), "glm.storage_rsb": (0.0, 1.0),
 }
 
 EXEMPT = {
@@ -393,6 +427,12 @@ EXEMPT = {
     "committee.TCMRSBPoint": "result class", "committee.TCM2RSBResult": "result class",
     "committee.tcm_2rsb_search": "a Nelder-Mead search over committee.tcm_2rsb_alpha (covered): minutes to hours",
     "continuation.plot_branches": "plotting", "continuation.plot_phase_diagram": "plotting",
+    **{f"glm.{n}": "a component of a specification (sympy-backed), not a solver" for n in (
+        "Model", "Loss", "Penalty", "Prior", "Channel", "LOSSES", "square", "logistic", "hinge", "squared_hinge",
+        "exponential", "margin_counting", "margin_loss", "ridge", "l1", "elastic_net", "spherical", "ising",
+        "gaussian", "gauss_bernoulli", "random_labels", "sign", "probit", "linear", "y", "h", "z", "w", "u")},
+    **{f"glm.{n}": "result class" for n in ("ERMResult", "GibbsResult", "BayesResult", "BayesTransition",
+                                            "Thresholds")},
 }
 
 FAST = sorted(n for n, c in CASES.items() if c[2].get("n", 3))

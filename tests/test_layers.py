@@ -16,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1] / "statmech"
 
 CORE = {"gaussian", "symbolic", "saddle", "errors", "result", "io", "sweep", "continuation", "rsb", "_blas", "_linalg_nb", "_nb", "_deprecation"}
-MODELS = {"perceptron", "scm", "committee", "franz_parisi", "activations"}
+MODELS = {"perceptron", "scm", "committee", "franz_parisi", "activations", "glm"}
 SIMULATE = {"simulate"}
 TOP = {"figures", "commands", "cli", "__main__"}
 LAYER = {**{n: 0 for n in CORE}, **{n: 1 for n in MODELS}, **{n: 2 for n in SIMULATE}, **{n: 3 for n in TOP}}

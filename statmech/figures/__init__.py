@@ -17,11 +17,13 @@ __all__ = ["available", "make_all", "make_group", "save", "legend_outside", "dat
 # kernels run one after the other in the same process, so each kernel is compiled (or loaded
 # from the cache) once: the SCM solver (scm, phase diagrams, the ESP phase diagram of
 # activations), the perceptron kernels (with their simulation figures and rsb), the
-# Franz-Parisi kernels (franz_parisi, algorithms).  The bundles are submitted to the process
+# Franz-Parisi kernels (franz_parisi, algorithms), the GLM family (glm: one module for every
+# built-in specification, compiled on its first use).  The bundles are submitted to the process
 # pool largest first, with their CPU seconds on a cold cache (fresh clone, 2026-11-24) as the
 # size (the small plotting-only parts last, to even out the two processes' ends); a group
 # missing here runs as a bundle of its own.
-_BUNDLES = ((32.0, ("scm", "phase_diagrams", "activations:_functions", "activations:_phase_diagram",
+_BUNDLES = ((64.0, ("glm",)),
+            (32.0, ("scm", "phase_diagrams", "activations:_functions", "activations:_phase_diagram",
                     "activations:_digits")),
             (22.0, ("perceptron", "perceptron_simulation", "rsb")),
             (20.0, ("franz_parisi", "algorithms")),

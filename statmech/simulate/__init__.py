@@ -24,6 +24,7 @@ _PUBLIC = {
     "enumeration": ('BinaryStorageSample', 'BinaryTeacherStudentSample', 'MAX_N', 'PrefixCounts', 'binary_storage_enumeration', 'binary_teacher_student_annealed', 'binary_teacher_student_enumeration', 'codes_to_weights', 'count_solutions', 'hamming_distances', 'pair_distance_histogram', 'prefix_counts', 'random_patterns', 'solutions_bitmask', 'weights_to_codes'),
     "finite_size": ('Extrapolation', 'TransitionFit', 'binomial_interval', 'censored_normal_fit', 'extrapolate', 'instance_rng', 'map_tasks', 'transition_point'),
     "fp_enumeration": ('FPEnumeration', 'fp_counts', 'fp_enumeration'),
+    "glm": ('GLMSimulation', 'erm_fit', 'gamp', 'glm_instance', 'glm_simulation', 'glm_simulation_point', 'observables'),
     "lp": ('SphericalStorageSample', 'StabilityResult', 'capacity_extrapolation', 'cover_probability', 'instance_capacity', 'is_storable', 'lp_separable', 'max_stability', 'spherical_storage_lp'),
     "negative_margin": ('DATA_FILE', 'GDResult', 'GDThreshold', 'GD_SETTINGS', 'PLAN', 'SMALL_PLAN', 'gd_extrapolation', 'gd_instance', 'gd_minimize', 'gd_thresholds', 'hinge_cost', 'load_negative_margin_data', 'lp_agreement', 'negative_margin_data', 'verify_solution'),
     "online": ('OnlineSimulation', 'initial_overlaps', 'online_sgd'),
