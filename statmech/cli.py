@@ -157,7 +157,7 @@ def emit_result(args, data: dict, result, text: str | None = None):
 
 def _rs_note(where):
     """The one-line stderr note for a replica-symmetric result with ``rs_stable`` false."""
-    print(f"statmech: note: rs_stable is false{where}: the replica-symmetric solution is not stable "
+    print(f"statmech: note: rs_stable is false{where}: the replica-symmetric solution is unstable "
           "(a negative replicon or Hessian eigenvalue, see 'stability'); its numbers are not those of "
           "the typical state", file=sys.stderr)
 
