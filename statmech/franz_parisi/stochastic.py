@@ -17,13 +17,28 @@ import numpy as np
 from scipy import optimize
 
 from ..errors import ConvergenceError, check_range
-from ..gaussian import tanh_sinh_rule, gauss_hermite, log_H
+from ..gaussian import tanh_sinh_rule, log_H, piecewise_nodes
 from ..saddle import SaddlePoint, jacobian_fd, newton, vectorize_over
 from ._common import _follow, _secant
 from ._equations import _STO
 from ._quadrature import _LEVEL, _breaks, _inner_rule, _nodes
 
-_N_STO = 64  # outer Gauss-Hermite order for the stochastic-perceptron reference
+_Z_LEVEL = 5  # tanh-sinh level of the outer rules (the checks of docs/franz_parisi.md)
+
+
+def _zrule(width, level=_Z_LEVEL):
+    """Outer rule in the shared field z: piecewise tanh--sinh with breakpoints at the sharp layer
+    around z = 0 (``0, +-width, +-3 width``) and at ``+-1.5, +-4`` (probability-scale tails).
+
+    Both reference terms have a layer at z = 0 that narrows as q* grows: the site measure flips
+    from m ~ -1 to m ~ +1 within ``~1/sqrt(q_hat)`` (0.055 at q* = 0.8) and the pattern weight
+    ``H(u)^beta`` switches on within ``sqrt((1 - q*)/beta + q* - q_m)/sqrt(q_m)`` (0.07 at
+    q* = 0.9).  A 64-node Gauss--Hermite rule (used before) does not resolve them: at
+    q* = 0.7 the old solution violated ``E<m>^2 = q_m`` by 5.5e-3, at q* = 0.8 by 2.7e-2, and its
+    free entropy was wrong accordingly (docs/franz_parisi.md)."""
+    w = min(float(width), 0.5)
+    br = sorted({0.0, w, -w, 3 * w, -3 * w, 1.5, -1.5, 4.0, -4.0})
+    return piecewise_nodes(np.array(br), level)
 
 
 @lru_cache(maxsize=4)
@@ -34,13 +49,22 @@ def _m_nodes(level=6):
     return np.ascontiguousarray(x), mn, np.ascontiguousarray(w)
 
 
-def _site_moments(A, qh, n=_N_STO):
-    """Per outer node z: log zeta, <m>, <m^2>, <sign m>, <|m|> of exp(-A m^2/2 + sqrt(qh) z m) on [-1, 1]."""
-    zs, ws = gauss_hermite(n)
+def _site_zrule(qh, level=_Z_LEVEL):
+    return _zrule(1.0 / math.sqrt(qh), level)
+
+
+def _site_moments(A, qh, level=_Z_LEVEL, rule=None):
+    """Nodes, weights and per node z: log zeta, <m>, <m^2>, <sign m>, <|m|> of
+    exp(-A m^2/2 + sqrt(qh) z m) on [-1, 1] (outer rule :func:`_site_zrule`, or ``rule``)."""
+    zs, ws = _site_zrule(qh, level) if rule is None else rule
     mp, mn, wm = _m_nodes()
     out = np.empty((zs.size, 5))
     _STO.sto_site_moments(zs, math.sqrt(qh), float(A), mp, mn, wm, out)
     return zs, ws, out
+
+
+def _pattern_zrule(qm, qs, beta, level=_Z_LEVEL):
+    return _zrule(math.sqrt((1 - qs) / beta + qs - qm) / math.sqrt(qm), level)
 
 
 def _x_nodes(z, qm, qs, level=_LEVEL):
@@ -54,9 +78,9 @@ def _x_shift(xs, wx, z, qm, qs, beta):
     return float(np.max(lw[wx > 0]))
 
 
-def _sto_pattern_term(qm, qs, beta, n=_N_STO):
-    """E_z log E_x H(u)^beta and its q_m derivative."""
-    zs, ws = gauss_hermite(n)
+def _sto_pattern_term(qm, qs, beta, level=_Z_LEVEL, rule=None):
+    """E_z log E_x H(u)^beta and its q_m derivative (outer rule :func:`_pattern_zrule`, or ``rule``)."""
+    zs, ws = _pattern_zrule(qm, qs, beta, level) if rule is None else rule
     return _STO.sto_sum_x(zs, ws, qm, qs, beta, *_inner_rule(_LEVEL))
 
 
@@ -80,7 +104,9 @@ class _StoRef:
 
 def _solve_A(qh, qs):
     """A such that E_z <m^2> = q_star (monotone decreasing in A)."""
-    f = lambda A: float(np.sum(gauss_hermite(_N_STO)[1] * _site_moments(A, qh)[2][:, 2])) - qs
+    def f(A):
+        _, ws, mom = _site_moments(A, qh)
+        return float(ws @ mom[:, 2]) - qs
     lo, hi = -1.0, 1.0
     while f(lo) < 0:
         lo *= 2.0
@@ -101,8 +127,7 @@ def _sto_residual(x, qs, alpha, beta):
     qm, qh, A = x
     if not (0.0 < qm < qs and qh > 0.0):
         return np.full(3, 1e6)
-    ws = gauss_hermite(_N_STO)[1]
-    _, _, mom = _site_moments(A, qh)
+    _, ws, mom = _site_moments(A, qh)
     _, dG = _sto_pattern_term(qm, qs, beta)
     return np.array([ws @ mom[:, 2] - qs, ws @ mom[:, 1] ** 2 - qm, qh + 2 * alpha * dG])
 
@@ -110,11 +135,10 @@ def _sto_residual(x, qs, alpha, beta):
 def _sto_start(alpha, qs, beta, rtol):
     """Damped iteration on (q_m, q_hat) with A solved exactly (robust start at small q_star),
     until a step changes them by less than ``rtol`` (relative)."""
-    ws = gauss_hermite(_N_STO)[1]
     qm, qh = 0.8 * qs, 1.0
     A = _solve_A(qh, qs)
     for _ in range(300):
-        _, _, mom = _site_moments(A, qh)
+        _, ws, mom = _site_moments(A, qh)
         qm_new = min(float(ws @ mom[:, 1] ** 2), qs * (1 - 1e-9))
         _, dG = _sto_pattern_term(qm, qs, beta)
         qh_new = max(-2 * alpha * dG, 1e-12)
@@ -135,13 +159,16 @@ def _sto_jacobian(x, qs, alpha, beta):
     hm, hq, hA = (1e-6 * max(1.0, abs(v)) for v in (qm, qh, A))
     if not (0.0 < qm - hm and qm + hm < qs and qh - hq > 0.0):
         return jacobian_fd(lambda v: _sto_residual(v, qs, alpha, beta), x)
-    ws = gauss_hermite(_N_STO)[1]
+    # (the outer rules of the point itself on both sides of every difference)
+    rs, rp = _site_zrule(qh), _pattern_zrule(qm, qs, beta)
+    ws = rs[1]
     J = np.zeros((3, 3))
     J[1, 0] = -1.0
-    J[2, 0] = 2 * alpha * (_sto_pattern_term(qm + hm, qs, beta)[1] - _sto_pattern_term(qm - hm, qs, beta)[1]) / (2 * hm)
+    J[2, 0] = 2 * alpha * (_sto_pattern_term(qm + hm, qs, beta, rule=rp)[1]
+                           - _sto_pattern_term(qm - hm, qs, beta, rule=rp)[1]) / (2 * hm)
     J[2, 1] = 1.0
     for j, (dq, dA) in ((1, (hq, 0.0)), (2, (0.0, hA))):
-        mp, mm = _site_moments(A + dA, qh + dq)[2], _site_moments(A - dA, qh - dq)[2]
+        mp, mm = _site_moments(A + dA, qh + dq, rule=rs)[2], _site_moments(A - dA, qh - dq, rule=rs)[2]
         J[0, j] = (ws @ mp[:, 2] - ws @ mm[:, 2]) / (2 * (dq + dA))
         J[1, j] = (ws @ mp[:, 1] ** 2 - ws @ mm[:, 1] ** 2) / (2 * (dq + dA))
     return J
@@ -227,9 +254,8 @@ def _stochastic_reference(alpha, qs, beta):
     """The RS stochastic reference at ``q_star = qs`` with its free entropy and the overlaps
     ``t_s = E_z[<sign m><m>]``, ``M1 = E_z<|m|>`` (no physicality check: see _require_physical)."""
     info = _sto_solution(alpha, qs, beta)
-    ws = gauss_hermite(_N_STO)[1]
     qm, qh, A = map(float, info.x)
-    mom = _site_moments(A, qh)[2]
+    _, ws, mom = _site_moments(A, qh)
     G, _ = _sto_pattern_term(qm, qs, beta)
     phi = (A - qh) * qs / 2 + qh * qm / 2 + float(ws @ mom[:, 0]) + alpha * G
     t_s = float(ws @ (mom[:, 3] * mom[:, 1]))
@@ -248,7 +274,7 @@ def _require_physical(r, who):
 
 
 def _sto_energy_value(r):
-    zs, ws = gauss_hermite(_N_STO)
+    zs, ws = _pattern_zrule(r.q_m, r.q_star, r.beta)
     E = 0.0
     for z, w in zip(zs, ws):
         xs, wx = _x_nodes(z, r.q_m, r.q_star)
