@@ -26,7 +26,7 @@ from ._common import _capped, _follow, _require_interior, _secant
 from ._equations import _STFP
 from ._quadrature import _nodes1
 from .reference import equilibrium_binary
-from .stochastic import _require_physical, _stochastic_reference
+from .stochastic import _pattern_zrule, _require_physical, _stochastic_reference
 
 _STFP_NZ = 40        # outer Gauss-Hermite order (reference's shared field z)
 _STFP_LEVEL = 4      # tanh-sinh level of the reference-side rules (m on [-1,0],[0,1]; x piecewise)
@@ -68,8 +68,9 @@ class _StfpRef:
         self.PS, self.mS = _compress(PS, mS)
         self.zS = np.broadcast_to(zs[:, None], self.PS.shape).copy()
         self.sS = np.sign(self.mS)
-        # energetic: x piecewise around the layer of H(u)^beta
-        zs, wz = gauss_hermite(quad.nz)
+        # energetic: z piecewise around the layer of the pattern term at z = 0 (the reference's
+        # own outer rule, stochastic._pattern_zrule), x piecewise around the layer of H(u)^beta
+        zs, wz = _pattern_zrule(r.q_m, q_star, beta, quad.zlevel)
         s = math.sqrt(q_star - r.q_m)
         bx = -math.sqrt(r.q_m) * zs / s
         xs, wx = _nodes1(bx, quad.level)

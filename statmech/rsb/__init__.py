@@ -18,6 +18,9 @@ Layers (each file a few hundred lines; derivations in ``docs/rsb.md``):
 * :mod:`statmech.rsb.kernel` -- Gaussian processes with an overlap kernel ``Q(q)`` (infinitely
   wide two-layer networks): :func:`kernel_kstep_average`, :class:`KernelJammingProblem`, and
   the frozen power-hinge channel :class:`PowerHingeFrozen` (cost ``(kappa - h)_+^p``).
+* :mod:`statmech.rsb.box` -- continuous spins on [-1, 1] with a Gaussian site weight (the
+  stochastic perceptron's magnetizations): the channel ``log int dm exp(-A m^2/2 + h m)`` and its
+  entropic term :func:`~statmech.rsb.box.box_entropic`.
 * :mod:`statmech.rsb.ising` -- the Ising (+-1) prior: the entropic term (I1) and its frozen
   limit (I2), the frozen hard-constraint channel, and
   :func:`~statmech.rsb.ising.solve_stationary` (Newton on the equations of a saddle).
@@ -29,6 +32,7 @@ from .kernel import KernelJammingProblem, PowerHingeFrozen, identity_kernel, ker
 from .ising import (HardFrozen, IsingEntropic, IsingFrozen, IsingTerminal, Stationary, ising_entropic,
                     ising_lattice, solve_stationary)
 from .sk import SKGroundState, sk_ground_state
+from .box import BoxEntropic, BoxTerminal, box_entropic, box_site
 
 __all__ = ["Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "Lattice", "KStepAverage", "MinimizeInfo",
            "kstep_average", "make_lattice", "spherical_entropic", "ising_entropic_t0", "minimize", "fd_hessian",
@@ -36,4 +40,4 @@ __all__ = ["Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "Lattice", "KS
            "SKGroundState", "sk_ground_state",
            "PowerHingeFrozen", "kernel_kstep_average", "KernelJammingProblem", "identity_kernel",
            "IsingTerminal", "IsingFrozen", "HardFrozen", "IsingEntropic", "ising_entropic", "ising_lattice",
-           "Stationary", "solve_stationary"]
+           "Stationary", "solve_stationary", "BoxTerminal", "BoxEntropic", "box_entropic", "box_site"]
