@@ -216,3 +216,124 @@ def fp1_functional(x, p, tabs, alpha):
     for i, v in ((0, 0.5), (1, mu), (2, 1 - mu), (3, -1.0)):
         H[i, 4 + i] = H[4 + i, i] = v
     return S, g, H
+
+
+# =============================================================================== solving
+NAMES9 = ("Q", "t0", "t1", "R", "Q_hat", "t_hat0", "t_hat1", "R_hat", "p_hat")
+
+
+def _in_domain(x, tabs):
+    Q = x[0]
+    if not 0.0 < Q < 1.0:
+        return False
+    try:
+        if tabs.rs:
+            fS, _ = tabs.coefficients_S(x[3:7])
+            fE, _ = tabs.coefficients_E(x[0:3])
+            return fS[4 * 15] > 0 and fE[3 * 10] < 0
+        fS, _ = tabs.coefficients_S(x[4:9])
+        fE, _ = tabs.coefficients_E(x[0:4])
+        return fS[4 * 21] > 0 and fE[3 * 15] < 0
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
+def _newton(tabs, alpha, x0, p, free_p=False, tol=1e-9):
+    """Newton on the gradient of S_FP (analytic Hessian); ``free_p``: the unconstrained point
+    (the p_hat equation replaced by p_hat = 0)."""
+    n = x0.size
+    cache = {}
+
+    def both(v):
+        key = v.tobytes()
+        if key not in cache:
+            S, g, H = fp1_functional(v, p, tabs, alpha)
+            if free_p:
+                g = g.copy()
+                H = H.copy()
+                g[n - 1] = v[n - 1]
+                H[n - 1, :] = 0.0
+                H[n - 1, n - 1] = 1.0
+            cache.clear()
+            cache[key] = (S, g, H)
+        return cache[key]
+
+    return newton(lambda v: both(v)[1], x0, lambda v: both(v)[2], tol=tol, xtol=1e-10, maxiter=40,
+                  in_domain=lambda v: _in_domain(v, tabs))
+
+
+def fp1_unconstrained(tabs, alpha, q_ising, qh_ising, t_guess=None):
+    """The unconstrained point (p_hat = 0): the constrained measure is the uniform measure on Ising
+    solutions, so ``Q, Q_hat`` are the Gardner Ising ones and ``R = t1 = t0 = t``,
+    ``R_hat = t_hat1 = t_hat0 = t_hat`` (exchangeable reference replicas); ``(t, t_hat)`` from the
+    reduced two-equation Newton, then all equations polished.  Returns the SolveInfo; ``p`` there
+    is ``d_typ``'s overlap, ``dS/dp_hat``."""
+    n = 7 if tabs.rs else 9
+
+    def full(v):
+        t, th = v
+        if tabs.rs:
+            return np.array([q_ising, t, t, qh_ising, th, th, 0.0])
+        return np.array([q_ising, t, t, t, qh_ising, th, th, th, 0.0])
+
+    ti = [1, 2] if tabs.rs else [1, 2, 3]
+    hi = [4, 5] if tabs.rs else [5, 6, 7]
+
+    def F2(v):
+        x = full(v)
+        S, g, H = fp1_functional(x, 0.0, tabs, alpha)
+        return np.array([g[ti].sum(), g[hi].sum()]), H
+
+    def J2(v):
+        H = F2(v)[1]
+        return np.array([[H[np.ix_(ti, ti)].sum(), H[np.ix_(ti, hi)].sum()],
+                         [H[np.ix_(hi, ti)].sum(), H[np.ix_(hi, hi)].sum()]])
+
+    t0 = t_guess if t_guess is not None else (0.5 * math.sqrt(q_ising * tabs.q0), 0.3)
+    x2 = newton(lambda v: F2(v)[0], t0, J2, tol=1e-10, xtol=1e-10, maxiter=60,
+                in_domain=lambda v: _in_domain(full(v), tabs)).x
+    info = _newton(tabs, alpha, full(x2), 0.0, free_p=True, tol=1e-10)
+    S, g, H = fp1_functional(info.x, 0.0, tabs, alpha)
+    return info, float(g[n - 1] + 0.0), float(S)   # g[p_hat] at p = 0 is dG_S/dp_hat = p_typ
+
+
+def fp1_march(tabs, alpha, x_typ, p_typ, targets, max_step=0.2):
+    """Continuation in ``p`` from the unconstrained point (tangent predictor ``dx/dp = H^{-1} e_p``,
+    Newton corrector, step halving); returns ``{p: SolveInfo}``."""
+    from ._common import _capped, _follow, _secant
+    n = x_typ.size
+    e_p = np.zeros(n)
+    e_p[n - 1] = 1.0
+
+    def predict(hist, p_new):
+        pb, xb = hist[-1]
+        H = fp1_functional(xb, pb, tabs, alpha)[2]
+        tb = np.linalg.solve(H, e_p)
+        guesses = []
+        if len(hist) >= 2:
+            pa, xa = hist[-2]
+            c = (xa - xb - tb * (pa - pb)) / (pa - pb) ** 2
+            guesses.append(xb + tb * (p_new - pb) + c * (p_new - pb) ** 2)
+        guesses.append(xb + tb * (p_new - pb))
+        if len(hist) >= 2:
+            guesses.append(_secant(hist, p_new))
+        for g in guesses:
+            if np.all(np.isfinite(g)) and _in_domain(g, tabs):
+                return g
+        return xb
+
+    def fail(p, x):
+        return ConvergenceError("stochastic_perceptron(ansatz='1rsb'): the FP branch could not be continued",
+                                x=x, diagnostics={"alpha": alpha, "q_star": tabs.q_star, "beta": tabs.beta,
+                                                  "p": p, "d": (1 - p) / 2})
+
+    sols = {}
+    for side in (1.0, -1.0):
+        tg = sorted([p for p in targets if (p - p_typ) * side > 0], key=lambda p: abs(p - p_typ))
+        hist = [(p_typ, x_typ)]
+        for p_goal in tg:
+            steps = _follow(hist, p_goal, lambda x0, p: _newton(tabs, alpha, x0, p), predict, _capped(max_step), 10,
+                            fail)
+            if steps:
+                sols[p_goal] = steps[-1][1]
+    return sols
