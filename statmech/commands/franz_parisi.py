@@ -7,6 +7,7 @@ Examples::
     statmech franz-parisi crossing --alpha 0.5 0.6 --json
     statmech franz-parisi stochastic-energy --alpha 0.55 --q-star 0.5 0.6 --beta 20 --json
     statmech franz-parisi stochastic --alpha 0.55 --q-star 0.7 --beta 20 --d 0.01 0.1
+    statmech franz-parisi stochastic-reference --alpha 0.55 --q-star 0.7 0.9 --ansatz 1rsb
 """
 from __future__ import annotations
 
@@ -42,12 +43,22 @@ def register(sub):
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=run_stochastic_energy)
 
+    r = ps.add_parser("stochastic-reference",
+                      help="stochastic perceptron at equilibrium (thesis Eq. 2.53): RS or 1RSB order parameters")
+    r.add_argument("--alpha", type=float_or_inf, required=True)
+    r.add_argument("--q-star", type=float_or_inf, nargs="+", required=True, dest="q_star")
+    r.add_argument("--beta", type=float_or_inf, default=20.0)
+    r.add_argument("--ansatz", choices=("rs", "1rsb"), default="rs")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=run_stochastic_reference)
+
     f = ps.add_parser("stochastic",
                       help="stochastic perceptron: S_FP(d) of Ising solutions around sign(m) (thesis Fig. 2.7)")
     f.add_argument("--alpha", type=float_or_inf, required=True)
     f.add_argument("--q-star", type=float_or_inf, required=True, dest="q_star")
     f.add_argument("--beta", type=float_or_inf, default=20.0)
-    f.add_argument("--d", type=float_or_inf, nargs="+", required=True, help="distances in (0, 0.5]")
+    f.add_argument("--d", type=float_or_inf, nargs="+", required=True, help="distances in [0.005, 0.5]")
+    f.add_argument("--ansatz", choices=("rs", "1rsb"), default="rs", help="ansatz of the reference")
     f.add_argument("--json", action="store_true")
     f.set_defaults(func=run_stochastic)
 
@@ -93,12 +104,30 @@ def run_stochastic_energy(args):
                             [np.sort(q), E, np.atleast_1d(res.q_m), np.atleast_1d(res.q_hat)]))
 
 
+def run_stochastic_reference(args):
+    from .. import franz_parisi as fp
+    q = np.sort(np.array(args.q_star, dtype=float))
+    if args.ansatz == "rs":
+        res = fp.stochastic_reference(args.alpha, q, args.beta)
+        cols = ["q_m", "q_hat", "A", "free_entropy", "replicon"]
+        vals = [np.atleast_1d(res.q_m), np.atleast_1d(res.q_hat), np.atleast_1d(res.A),
+                np.atleast_1d(res.free_entropy), np.atleast_1d(res.replicon)]
+    else:
+        res = [fp.stochastic_reference(args.alpha, float(x), args.beta, ansatz="1rsb") for x in q]
+        cols = ["phase", "q0", "q1", "q_hat1", "mu", "complexity", "free_entropy"]
+        vals = [[r.extra["phase"] for r in res]] + [[getattr(r, c) for r in res] for c in cols[1:]]
+    data = {"alpha": args.alpha, "beta": args.beta, "q_star": q, "ansatz": args.ansatz,
+            **{c: np.array(v) for c, v in zip(cols, vals)}}
+    return emit(args, data, text=_table(["q_star"] + cols, [q] + vals))
+
+
 def run_stochastic(args):
     from .. import franz_parisi as fp
     d = np.array(args.d, dtype=float)
-    res = fp.stochastic_perceptron(args.alpha, d, args.q_star, args.beta)
+    res = fp.stochastic_perceptron(args.alpha, d, args.q_star, args.beta, ansatz=args.ansatz)
     data = {**res.params, **res.order_params, **res.thermo, "converged": res.converged, "residual": res.residual}
-    text = _table(["d", "S_FP", "dS/dd", "q1", "R", "p_hat"], [d, res.entropy, res.dS_dd, res.q1, res.R, res.p_hat])
+    q1 = res.Q if args.ansatz == "1rsb" and "Q" in res.order_params else res.q1
+    text = _table(["d", "S_FP", "dS/dd", "q1", "R", "p_hat"], [d, res.entropy, res.dS_dd, q1, res.R, res.p_hat])
     text += (f"\nS_eq(Ising) = {float(np.ravel(res.entropy_equilibrium)[0]):.12g} at d_typical = "
              f"{float(np.ravel(res.d_typical)[0]):.12g}")
     return emit(args, data, text=text)

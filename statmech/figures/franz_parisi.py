@@ -5,7 +5,7 @@
   of the Ising and spherical perceptrons (with their alpha = 0 curves), and the ratio
   S_FP(d)/S_FP^{alpha=0}(d) that puts both on one scale (-> 1 for a dense neighbourhood), with the
   stochastic-perceptron curves of Fig. 2.7 (Ising solutions around sign(m), beta = 20,
-  q* = 0.7 and 0.8; at q* = 0.9 the RS reference is unphysical, see docs/franz_parisi.md).
+  q* = 0.7, 0.8 and 0.9 -- the last on the 1RSB reference, read from figures/data/fp_stochastic.json).
 * ``franz_parisi_crossing.png`` -- the zero crossing d0(alpha) of the Ising S_FP (typical
   solutions isolated below it) and the typical distance d_typ(alpha).
 * ``franz_parisi_enumeration.png`` -- exhaustive enumeration (N = 13, 17, 21) vs theory for the
@@ -23,7 +23,19 @@ import numpy as np
 from . import save
 from ._data import DataSpec, call, load
 
+#: distances of the stochastic-perceptron curves of Fig. 2.7
+D_ST = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
+
 DATASETS = (
+    DataSpec("fp_stochastic", "franz_parisi",
+             "Fig. 2.7 at alpha = 0.55, beta = 20: S_FP around sign(m) of the stochastic perceptron at q* = 0.7, 0.8 "
+             "(RS reference: no 1RSB solution below q* = 0.856) and q* = 0.9 (1RSB reference, dynamical: mu = 1), "
+             "and the 1RSB reference at q* = 0.9",
+             (call("statmech.franz_parisi:stochastic_perceptron", alpha=0.55, d=list(D_ST), q_star=0.7, beta=20.0),
+              call("statmech.franz_parisi:stochastic_perceptron", alpha=0.55, d=list(D_ST), q_star=0.8, beta=20.0),
+              call("statmech.franz_parisi:stochastic_perceptron", alpha=0.55, d=list(D_ST), q_star=0.9, beta=20.0,
+                   ansatz="1rsb"),
+              call("statmech.franz_parisi:stochastic_reference", alpha=0.55, q_star=0.9, beta=20.0, ansatz="1rsb"))),
     DataSpec("fp_enumeration", "franz_parisi",
              "Ising perceptron at alpha ~ 0.5, Gaussian patterns: exhaustive enumeration of the FP "
              "entropy deficit around reference solutions",
@@ -42,10 +54,10 @@ def _fig27(out):
     d0 = fp.binary_zero_crossing(alpha).d_zero
     free_b = fp.binary_entropy_free(d)
     free_s = 0.5 * np.log(4 * d * (1 - d))
-    d_st = np.array([0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5])
-    sto = {}
-    for qs in (0.7, 0.8):
-        sto[qs] = fp.stochastic_perceptron(alpha, d_st, qs, beta=20.0)
+    d_st = np.array(D_ST)
+    data = load("fp_stochastic")
+    sto = {0.7: data.results[0], 0.8: data.results[1], 0.9: data.results[2]}
+    ref9 = data.results[3]
     free_st = fp.binary_entropy_free(d_st)
     fig, axs = plt.subplots(1, 3, figsize=(14, 4.2))
     ax = axs[0]
@@ -54,8 +66,9 @@ def _fig27(out):
     ax.axhline(0, color="k", lw=0.6)
     ax.axvline(d0, color="C3", lw=0.6, ls="--")
     ax.annotate(f"d₀ = {d0:.6f}", (d0, 0), textcoords="offset points", xytext=(8, 12), fontsize=8, color="C3")
-    for qs, c in zip(sto, ("C2", "C1")):
-        ax.plot(d_st, sto[qs].entropy, c + "s-", ms=3, label=f"Ising around sign(m), stochastic q* = {qs}, β = 20")
+    for qs, c in zip(sto, ("C2", "C1", "C4")):
+        kind = "1RSB ref. (μ = 1)" if qs == 0.9 else "RS ref."
+        ax.plot(d_st, sto[qs].entropy, c + "s-", ms=3, label=f"around sign(m), stochastic q* = {qs}, β = 20, {kind}")
     ax.plot([rb.d_typical[0]], [rb.entropy_equilibrium[0]], "k*", ms=8, label="(d_typ, S_eq)")
     ax.set_xlabel("Hamming distance d")
     ax.set_ylabel("S_FP(d)  [log count / N]")
@@ -64,7 +77,7 @@ def _fig27(out):
     ins = ax.inset_axes([0.56, 0.45, 0.41, 0.26])
     m = d <= 0.03
     ins.plot(d[m], rb.entropy[m], "C3o-", ms=2)
-    for qs, c in zip(sto, ("C2", "C1")):
+    for qs, c in zip(sto, ("C2", "C1", "C4")):
         ms_ = d_st <= 0.03
         ins.plot(d_st[ms_], sto[qs].entropy[ms_], c + "s-", ms=2)
     ins.axhline(0, color="k", lw=0.5)
@@ -84,7 +97,7 @@ def _fig27(out):
     ax.plot(d[k], rb.entropy[k] / free_b[k], "C3o-", ms=3, label="Ising: S_FP / H₂(d)")
     ax.plot(d[k], rs.entropy[k] / free_s[k], "C0o-", ms=3, label="spherical: S_FP / ½ log 4d(1-d)")
     kk = d_st < 0.3
-    for qs, c in zip(sto, ("C2", "C1")):
+    for qs, c in zip(sto, ("C2", "C1", "C4")):
         ax.plot(d_st[kk], sto[qs].entropy[kk] / free_st[kk], c + "s-", ms=3, label=f"stochastic q* = {qs}: S_FP / H₂(d)")
     ax.axhline(0, color="k", lw=0.6)
     ax.axhline(1, color="0.5", lw=0.6, ls=":")
@@ -93,8 +106,10 @@ def _fig27(out):
     ax.set_ylabel("S_FP(d) / S_FP(d; α = 0)")
     ax.set_title("ratio → 1: dense (spherical); < 0: isolated (Ising)", fontsize=10)
     ax.legend(fontsize=8)
-    fig.text(0.5, -0.02, "Stochastic perceptron (RS, α = 0.55, β = 20): q* = 0.9 not shown — the RS reference is "
-             "unphysical there (free entropy > log 2; see docs/franz_parisi.md)", ha="center", fontsize=8, color="0.4")
+    fig.text(0.5, -0.03, f"Stochastic perceptron, α = 0.55, β = 20: q* = 0.7, 0.8 below the 1RSB threshold (q* ≈ 0.856: "
+             f"RS reference); q* = 0.9 on the 1RSB reference, dynamical phase (μ = 1, q₁ = {ref9.q1:.4f}, "
+             f"complexity Σ = {ref9.complexity:.2e}), where the FP entropy equals the RS one (docs/franz_parisi.md)",
+             ha="center", fontsize=7.5, color="0.4")
     fig.tight_layout()
     return save(fig, Path(out) / "franz_parisi_fig27.png")
 

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import optimize
 
 from ..errors import ConvergenceError, check_range
+from ..result import check_ansatz, check_real
 from ..gaussian import tanh_sinh_rule, log_H, piecewise_nodes
 from ..saddle import SaddlePoint, jacobian_fd, newton, vectorize_over
 from ._common import _follow, _secant
@@ -253,7 +254,13 @@ def _sto_solution(alpha, qs, beta):
 def _stochastic_reference(alpha, qs, beta):
     """The RS stochastic reference at ``q_star = qs`` with its free entropy and the overlaps
     ``t_s = E_z[<sign m><m>]``, ``M1 = E_z<|m|>`` (no physicality check: see _require_physical)."""
-    info = _sto_solution(alpha, qs, beta)
+    try:
+        info = _sto_solution(alpha, qs, beta)
+    except ConvergenceError as e:
+        msg = str(e).split(" (")[0]
+        raise ConvergenceError(f"franz_parisi.stochastic_reference: {msg}", x=e.x, residual=e.residual,
+                               iterations=e.iterations,
+                               diagnostics={"alpha": alpha, "q_star": qs, "beta": beta}) from None
     qm, qh, A = map(float, info.x)
     _, ws, mom = _site_moments(A, qh)
     G, _ = _sto_pattern_term(qm, qs, beta)
@@ -285,34 +292,72 @@ def _sto_energy_value(r):
 
 
 def _check_sto(alpha, q_star, beta):
+    for name, v in (("alpha", alpha), ("q_star", q_star), ("beta", beta)):
+        check_real(name, v)
     alpha = float(check_range("alpha", alpha, 0.0, 5.0, lo_open=True))
     beta = float(check_range("beta", beta, 0.0, 1e3, lo_open=True))
     qs = check_range("q_star", q_star, 0.0, 1.0, lo_open=True, hi_open=True)
     return alpha, qs, beta
 
 
-def stochastic_reference(alpha, q_star, beta=20.0):
-    r"""Equilibrium (RS) theory of the stochastic perceptron, thesis Eq. 2.53 (corrected).
+def _sto_replicon(r):
+    """RS replicon (AT) eigenvalue ``1 - alpha E_z[Var(m)^2] E_z[(d^2 log Z_x/dD^2)^2]`` of the
+    stochastic reference at its RS point ``r`` (``D = sqrt(q_m) z``; docs/franz_parisi.md)."""
+    from .stochastic_1rsb import pattern_moments
+    _, ws, mom = _site_moments(r.A, r.q_hat)
+    g_s = float(ws @ (mom[:, 2] - mom[:, 1] ** 2) ** 2)
+    zs, wz = _pattern_zrule(r.q_m, r.q_star, r.beta)
+    f2 = pattern_moments(math.sqrt(r.q_m) * zs, r.q_star, r.q_m, r.beta, 4)[2]
+    return 1.0 - r.alpha * g_s * float(wz @ f2 ** 2)
+
+
+def stochastic_reference(alpha, q_star, beta=20.0, ansatz="rs"):
+    r"""Equilibrium theory of the stochastic perceptron, thesis Eq. 2.53 (corrected): RS or 1RSB.
 
     Magnetizations ``m in [-1, 1]^N`` with ``sum m_i^2 = q_star N``, Gibbs weight
     ``exp(beta L(m))`` with the log-likelihood of thesis Eq. 2.49 *corrected*: the numerator is
     ``sigma sum_i m_i xi_i`` (the mean pre-activation, not ``w_i``), so
     ``L = sum_mu log H(-Delta_mu / sqrt(1 - q_star))``, ``Delta_mu = sigma_mu m.xi_mu/sqrt(N)``.
-    RS order parameters: ``q_m`` (overlap of two magnetization replicas), ``q_hat`` and
+
+    ``ansatz="rs"``: order parameters ``q_m`` (overlap of two magnetization replicas), ``q_hat`` and
     ``A = lambda + q_hat`` (``lambda`` enforces the spherical constraint), solving
     ``E_z<m^2> = q_star``, ``E_z<m>^2 = q_m``, ``q_hat = -2 alpha d/dq_m E_z log E_x H(u)^beta``
-    where ``<.>`` is the site measure ``exp(-A m^2/2 + sqrt(q_hat) z m)`` on [-1, 1].
-    ``q_star`` may be an array.  ``thermo`` holds the free entropy (per weight, Lebesgue
-    measure on the box) and the auxiliary overlaps ``t_s = E_z[<sign m><m>]`` and
-    ``M1 = E_z<|m|>`` used by :func:`stochastic_energy`.  Raises ConvergenceError where the
-    continued RS branch is unphysical (free entropy above log 2).
+    where ``<.>`` is the site measure ``exp(-A m^2/2 + sqrt(q_hat) z m)`` on [-1, 1].  ``thermo``
+    holds the free entropy (per weight, Lebesgue measure on the box) and the auxiliary overlaps
+    ``t_s = E_z[<sign m><m>]`` and ``M1 = E_z<|m|>`` used by :func:`stochastic_energy`;
+    ``replicon`` is the AT eigenvalue ``1 - alpha E[Var(m)^2] E[(d^2 log Z_x)^2]`` and
+    ``rs_stable`` its sign.
+
+    ``ansatz="1rsb"``: the one-step description of the equilibrium measure
+    (:mod:`statmech.franz_parisi.stochastic_1rsb`, on the RSB core): overlaps ``q0 < q1`` (different
+    / same state), conjugates, ``A`` and the Parisi parameter ``mu``; ``thermo['complexity']`` is the
+    complexity ``Sigma`` of the states and ``extra['phase']`` says which description holds:
+    ``"rs"`` (no 1RSB solution: ``q1 = q0``), ``"dynamical"`` (``mu = 1``, ``Sigma > 0``: the free
+    entropy is the RS one, the measure is split into states) or ``"static"`` (``Sigma(mu = 1) < 0``:
+    condensation, ``mu < 1`` and a lower free entropy).  ``rs_stable`` is None (the stability of
+    the 1RSB point itself is not computed).  A 1RSB solve takes about a minute.
+
+    Domain: ``alpha`` in (0, 5], ``q_star`` in (0, 1), ``beta`` in (0, 1000]; ``q_star`` may be an
+    array.  Raises ConvergenceError (naming alpha, q_star, beta) where the RS branch continued from
+    ``q_star = 0.3`` cannot be followed, or is unphysical (free entropy above log 2).
     """
     alpha, qs, beta = _check_sto(alpha, q_star, beta)
+    a, _ = check_ansatz(ansatz, ("rs", "1rsb"), function="stochastic_reference")
+    params = lambda q: {"alpha": alpha, "q_star": float(q), "beta": beta}
 
     def one(q, guess=None):
         r = _require_physical(_stochastic_reference(alpha, float(q), beta), "stochastic_reference")
-        return SaddlePoint("franz_parisi.stochastic_reference", {"alpha": alpha, "q_star": float(q), "beta": beta},
-                           r.order_params(), {"free_entropy": r.free_entropy}, True, r.residual, r.iterations)
+        if a == "rs":
+            rep = _sto_replicon(r)
+            return SaddlePoint("franz_parisi.stochastic_reference", params(q), r.order_params(),
+                               {"free_entropy": r.free_entropy}, True, r.residual, r.iterations, None, rep,
+                               bool(rep > 0), headline="free_entropy")
+        from .stochastic_1rsb import _solve_ref1
+        r1 = _solve_ref1(alpha, float(q), beta)
+        return SaddlePoint("franz_parisi.stochastic_reference", params(q), r1.order_params(),
+                           {"free_entropy": r1.free_entropy, "complexity": r1.complexity}, True, r1.residual,
+                           r1.iterations, None, None, None, {"phase": r1.phase}, ansatz="1rsb",
+                           headline="free_entropy")
 
     return vectorize_over(one, qs, model="franz_parisi.stochastic_reference")
 
