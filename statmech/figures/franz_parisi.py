@@ -12,7 +12,7 @@
   entropy deficit at alpha ~ 0.5.
 * ``franz_parisi_stochastic_energy.png`` -- thesis Eq. 2.54: training error of sign(m) vs q* for
   the stochastic perceptron at equilibrium (alpha = 0.55, beta = 20), the theory curve of
-  Figs. 2.6/2.9 (RS, physical range q* <= 0.8).
+  Figs. 2.6/2.9 (RS; read from figures/data/fp_stochastic.json).
 """
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from ._data import DataSpec, call, load
 
 #: distances of the stochastic-perceptron curves of Fig. 2.7
 D_ST = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
+#: q* of the stochastic energy curve (Eq. 2.54)
+Q_EN = (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 
 DATASETS = (
     DataSpec("fp_stochastic", "franz_parisi",
@@ -35,7 +37,8 @@ DATASETS = (
               call("statmech.franz_parisi:stochastic_perceptron", alpha=0.55, d=list(D_ST), q_star=0.8, beta=20.0),
               call("statmech.franz_parisi:stochastic_perceptron", alpha=0.55, d=list(D_ST), q_star=0.9, beta=20.0,
                    ansatz="1rsb"),
-              call("statmech.franz_parisi:stochastic_reference", alpha=0.55, q_star=0.9, beta=20.0, ansatz="1rsb"))),
+              call("statmech.franz_parisi:stochastic_reference", alpha=0.55, q_star=0.9, beta=20.0, ansatz="1rsb"),
+              call("statmech.franz_parisi:stochastic_energy", alpha=0.55, q_star=list(Q_EN), beta=20.0))),
     DataSpec("fp_enumeration", "franz_parisi",
              "Ising perceptron at alpha ~ 0.5, Gaussian patterns: exhaustive enumeration of the FP "
              "entropy deficit around reference solutions",
@@ -158,10 +161,12 @@ def _enumeration(out):
 def _stochastic_energy(out):
     import matplotlib.pyplot as plt
     from .. import franz_parisi as fp
-    q = np.array([0.3, 0.4, 0.5, 0.6, 0.7, 0.74, 0.78, 0.8])
-    r = fp.stochastic_energy(0.55, q, 20.0)
+    q = np.array(Q_EN)
+    r = load("fp_stochastic").results[4]
     fig, ax = plt.subplots(figsize=(5.2, 3.8))
     ax.plot(q, r.energy, "C2o-", label="RS equilibrium theory (Eq. 2.54), β = 20")
+    ax.axvspan(0.856, 1.0, color="C4", alpha=0.08, label="1RSB states (dynamical; RS free entropy)")
+    ax.axvspan(0.870, 0.898, color="C3", alpha=0.15, label="condensed (Σ(μ=1) < 0)")
     ax.set_xlabel("q*")
     ax.set_ylabel("training error of sign(m)")
     ax.set_title("stochastic perceptron, α = 0.55")

@@ -387,25 +387,32 @@ def _solve_ref1(alpha, q_star, beta, quad=_Quad1()):
         e = tables(*v).equations(alpha)
         return np.array([e[1], e[4]])
 
+    def iterate(q1, qh1, n, stop):
+        """Damped fixed-point steps; returns (q1, q_hat1, collapsed)."""
+        for _ in range(n):
+            e = tables(q1, qh1).equations(alpha)
+            q1n, qh1n = q1 + e[1], qh1 + e[4]
+            q1, qh1 = 0.5 * (q1 + min(q1n, 0.5 * (q1 + q_star))), 0.5 * (qh1 + max(qh1n, qh0 * (1 + 1e-9)))
+            if q1 - q0 < 1e-4 * (q_star - q0):
+                return q1, qh1, True
+            if stop and max(abs(e[1]), abs(e[4]) / qh1) < 1e-3:
+                break
+        return q1, qh1, False
+
     # fixed-point steps from a broken start (the dynamical solution, if any, has q1 close to q*)
-    q1, qh1 = q0 + 0.95 * (q_star - q0), 2.0 * qh0
-    collapsed = False
-    for _ in range(40):
-        e = tables(q1, qh1).equations(alpha)
-        q1n, qh1n = q1 + e[1], qh1 + e[4]
-        q1, qh1 = 0.5 * (q1 + min(q1n, 0.5 * (q1 + q_star))), 0.5 * (qh1 + max(qh1n, qh0 * (1 + 1e-9)))
-        if q1 - q0 < 1e-4 * (q_star - q0):
-            collapsed = True
-            break
-        if max(abs(e[1]), abs(e[4]) / qh1) < 1e-3:
-            break
+    q1, qh1, collapsed = iterate(q0 + 0.95 * (q_star - q0), 2.0 * qh0, 40, True)
     if not collapsed:
         try:
             (q1, qh1), res, its = _newton_fd(eq2, [q1, qh1], lambda v: q0 < v[0] < q_star and v[1] > qh0, 1e-11,
                                              what=who, point=point)
             collapsed = q1 - q0 < 1e-6
-        except ConvergenceError:
-            collapsed = True
+        except ConvergenceError as e:
+            # Newton may only fail towards the collapse q1 -> q0 (then there is no 1RSB solution); a
+            # failure with the breaking still large is an error, not a verdict
+            # near the fold the fixed-point drifts slowly to q1 = q0: follow it further
+            q1, qh1, collapsed = iterate(q1, qh1, 300, False)
+            if not collapsed:
+                raise
     if collapsed:
         out = _Ref1(alpha, q_star, beta, q0, q0, qh0, qh0, r.A, 1.0, r.free_entropy, 0.0, r.residual, r.iterations, "rs")
         _REF1_CACHE[key] = out
