@@ -43,7 +43,7 @@ def _zrule(width, level=_Z_LEVEL):
 
 
 @lru_cache(maxsize=4)
-def _m_nodes(level=6):
+def _m_nodes(level=5):  # (tanh-sinh on each half: exact to rounding, as rsb.box_site)
     x, xc, w = tanh_sinh_rule(level)
     mn = -x
     mn.setflags(write=False)  # like x and w: one compiled signature of the site-measure kernel
