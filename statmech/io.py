@@ -12,7 +12,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_write_json", "atomic_path"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_write_json", "atomic_path", "environment"]
 
 
 def _umask():
@@ -63,3 +63,33 @@ def atomic_write_text(path, text: str):
 def atomic_write_json(path, obj, **kw):
     """Write ``obj`` as JSON to ``path`` atomically."""
     atomic_write_text(path, json.dumps(obj, indent=kw.pop("indent", 1), sort_keys=kw.pop("sort_keys", True), **kw))
+
+
+def environment():
+    """What made a result: the versions of statmech, Python and the numerical stack, and the CPU.
+
+    Recorded in every ``figures/data`` file (``meta.environment``) and in the benchmark table, so
+    that a number can be traced to the machine and the library versions that produced it.
+    """
+    import importlib.metadata as md
+    import os
+    import platform
+
+    from . import __version__
+    versions = {"statmech": __version__, "python": platform.python_version()}
+    for pkg in ("numpy", "scipy", "numba", "llvmlite", "sympy", "mpmath"):
+        try:
+            versions[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            versions[pkg] = None
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"versions": versions, "cpu": cpu, "machine": platform.machine(), "cores": os.cpu_count(),
+            "system": platform.system()}
