@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import save
+from . import legend_outside, save
 from ._data import DataSpec, call, load
 
 #: distances of the stochastic-perceptron curves of Fig. 2.7
@@ -62,45 +62,47 @@ def _fig27(out):
     sto = {0.7: data.results[0], 0.8: data.results[1], 0.9: data.results[2]}
     ref9 = data.results[3]
     free_st = fp.binary_entropy_free(d_st)
-    fig, axs = plt.subplots(1, 3, figsize=(14, 4.2))
+    colors = ("C2", "C1", "C4")
+    fig, axs = plt.subplots(1, 4, figsize=(18, 6.2), layout="constrained",
+                            gridspec_kw={"width_ratios": (1.15, 0.85, 1.0, 1.0)})
     ax = axs[0]
     ax.plot(d, rb.entropy, "C3o-", ms=3, label="Ising, typical reference (RS)")
     ax.plot(d, free_b, "C3:", label="Ising, α = 0: H₂(d)")
     ax.axhline(0, color="k", lw=0.6)
-    ax.axvline(d0, color="C3", lw=0.6, ls="--")
-    ax.annotate(f"d₀ = {d0:.6f}", (d0, 0), textcoords="offset points", xytext=(8, 12), fontsize=8, color="C3")
-    for qs, c in zip(sto, ("C2", "C1", "C4")):
-        kind = "1RSB ref. (μ = 1)" if qs == 0.9 else "RS ref."
-        ax.plot(d_st, sto[qs].entropy, c + "s-", ms=3, label=f"around sign(m), stochastic q* = {qs}, β = 20, {kind}")
+    ax.axvline(d0, color="C3", lw=0.6, ls="--", label=f"d₀ = {d0:.6f}: typical S_FP < 0 below")
+    for qs, c in zip(sto, colors):
+        kind = "1RSB reference (μ = 1)" if qs == 0.9 else "RS reference"
+        ax.plot(d_st, sto[qs].entropy, c + "s-", ms=3, label=f"around sign(m), stochastic q* = {qs}, {kind}")
     ax.plot([rb.d_typical[0]], [rb.entropy_equilibrium[0]], "k*", ms=8, label="(d_typ, S_eq)")
     ax.set_xlabel("Hamming distance d")
     ax.set_ylabel("S_FP(d)  [log count / N]")
     ax.set_title(f"Ising perceptron, α = {alpha}")
-    ax.legend(fontsize=8, loc="upper left")
-    ins = ax.inset_axes([0.56, 0.45, 0.41, 0.26])
-    m = d <= 0.03
-    ins.plot(d[m], rb.entropy[m], "C3o-", ms=2)
-    for qs, c in zip(sto, ("C2", "C1", "C4")):
-        ms_ = d_st <= 0.03
-        ins.plot(d_st[ms_], sto[qs].entropy[ms_], c + "s-", ms=2)
-    ins.axhline(0, color="k", lw=0.5)
-    ins.set_xscale("log")
-    ins.tick_params(labelsize=6)
-    ins.set_title("small d: typical S_FP < 0 (isolated); sign(m): > 0 (dense)", fontsize=6)
+    legend_outside(ax, "below", ncols=1)
     ax = axs[1]
+    m = d <= 0.03
+    ax.plot(d[m], rb.entropy[m], "C3o-", ms=3, label="typical reference: S_FP < 0 (isolated)")
+    for qs, c in zip(sto, colors):
+        ms_ = d_st <= 0.03
+        ax.plot(d_st[ms_], sto[qs].entropy[ms_], c + "s-", ms=3, label=f"sign(m), q* = {qs}: S_FP > 0 (dense)")
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set_xscale("log")
+    ax.set_xlabel("d")
+    ax.set_title("Ising perceptron, small d")
+    legend_outside(ax, "below", ncols=1)
+    ax = axs[2]
     ax.plot(d, rs.entropy, "C0o-", ms=3, label="spherical, typical reference (RS)")
     ax.plot(d, free_s, "C0:", label="spherical, α = 0: ½ log 4d(1-d)")
     ax.plot([rs.d_typical[0]], [rs.entropy_equilibrium[0]], "k*", ms=8, label="(d_typ, S_eq)")
     ax.set_xlabel("d = (1 - overlap)/2")
     ax.set_ylabel("S_FP(d)  [log fraction of the sphere / N]")
     ax.set_title(f"spherical perceptron, α = {alpha}")
-    ax.legend(fontsize=8)
-    ax = axs[2]
+    legend_outside(ax, "below", ncols=1)
+    ax = axs[3]
     k = d < 0.3  # the alpha = 0 spherical entropy vanishes at d = 1/2 (ratio meaningless there)
     ax.plot(d[k], rb.entropy[k] / free_b[k], "C3o-", ms=3, label="Ising: S_FP / H₂(d)")
     ax.plot(d[k], rs.entropy[k] / free_s[k], "C0o-", ms=3, label="spherical: S_FP / ½ log 4d(1-d)")
     kk = d_st < 0.3
-    for qs, c in zip(sto, ("C2", "C1", "C4")):
+    for qs, c in zip(sto, colors):
         ax.plot(d_st[kk], sto[qs].entropy[kk] / free_st[kk], c + "s-", ms=3, label=f"stochastic q* = {qs}: S_FP / H₂(d)")
     ax.axhline(0, color="k", lw=0.6)
     ax.axhline(1, color="0.5", lw=0.6, ls=":")
@@ -108,12 +110,11 @@ def _fig27(out):
     ax.set_xlabel("d")
     ax.set_ylabel("S_FP(d) / S_FP(d; α = 0)")
     ax.set_title("ratio → 1: dense (spherical); < 0: isolated (Ising)", fontsize=10)
-    ax.legend(fontsize=8)
-    fig.text(0.5, -0.03, f"Stochastic perceptron, α = 0.55, β = 20: q* = 0.7, 0.8 below the 1RSB threshold (q* ≈ 0.856: "
-             f"RS reference); q* = 0.9 on the 1RSB reference, dynamical phase (μ = 1, q₁ = {ref9.q1:.4f}, "
-             f"complexity Σ = {ref9.complexity:.2e}), where the FP entropy equals the RS one (docs/franz_parisi.md)",
-             ha="center", fontsize=7.5, color="0.4")
-    fig.tight_layout()
+    legend_outside(ax, "below", ncols=1)
+    fig.suptitle(f"Stochastic perceptron (α = 0.55, β = 20): q* = 0.7, 0.8 on the RS reference (AT-stable, no 1RSB "
+                 f"solution below q* ≈ 0.856); q* = 0.9 on the 1RSB reference, dynamical phase (μ = 1, "
+                 f"q₁ = {ref9.q1:.4f}, Σ = {ref9.complexity:.2e}), where the FP entropy equals the RS one",
+                 fontsize=9, color="0.3")
     return save(fig, Path(out) / "franz_parisi_fig27.png")
 
 
@@ -130,6 +131,7 @@ def _crossing(out):
         ax.annotate(f"{v:.5f}", (a, v), textcoords="offset points", xytext=(4, -10), fontsize=7)
     ax.set_xlabel("α")
     ax.set_ylabel("d")
+    ax.set_xlim(0.25, 0.9)
     ax.set_ylim(1e-4, 1)
     ax.set_title("Ising perceptron: typical solutions are isolated")
     ax.legend(fontsize=8)
