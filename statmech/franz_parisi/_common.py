@@ -330,7 +330,7 @@ def _assemble(problem, d, p, info_or_none, x, ref_entropy, d_typ):
         return SaddlePoint(problem.kind, params, order, thermo, True, 0.0, 0, None,
                            problem.ref.replicon, bool(ref_ok),
                            {"margins": {}, "note": "d equals the typical distance: S_FP = S_eq exactly",
-                            **_reference_flags(problem.ref)})
+                            **_reference_flags(problem.ref)}, headline="entropy")
     # the margins first: a point on the boundary never reaches the kernels (which divide by them)
     margins = problem.margins(x, p)
     _require_interior(problem.kind, margins, x, d, info_or_none.residual, problem.point())
@@ -348,7 +348,8 @@ def _assemble(problem, d, p, info_or_none, x, ref_entropy, d_typ):
     eig = np.linalg.eigvalsh(0.5 * (J + J.T))
     return SaddlePoint(problem.kind, params, order, thermo, bool(info_or_none.converged),
                        float(info_or_none.residual), int(info_or_none.iterations), eig, float(rep),
-                       bool(rep > 0 and ref_ok), {"margins": margins, **_reference_flags(problem.ref)})
+                       bool(rep > 0 and ref_ok), {"margins": margins, **_reference_flags(problem.ref)},
+                       headline="entropy")
 
 
 # next to the typical overlap the parametrization degenerates (s_v^2 -> 0 like |p - p_typ|) and
@@ -405,7 +406,8 @@ def _gap_point(problem, d, p, p_typ, ends, ref_entropy, d_typ):
     return SaddlePoint(problem.kind, {"alpha": problem.alpha, "kappa": problem.kappa, "d": d}, order, thermo,
                        True, res, 0, None, rep, bool(rep > 0 and ref_ok),
                        {"margins": {}, "note": f"|p - p_typ| < {_GAP:g}: interpolated between the typical point "
-                        "and the solutions at p_typ +- gap (see docs)", **_reference_flags(problem.ref)})
+                        "and the solutions at p_typ +- gap (see docs)", **_reference_flags(problem.ref)},
+                       headline="entropy")
 
 
 def _solve_family(problem, d):

@@ -308,4 +308,4 @@ def binary_zero_crossing(alpha, kappa=0.0, *, xtol=1e-9):
     thermo["d_zero"] = float(d0)
     return SaddlePoint("franz_parisi.binary_zero_crossing", sp_.params, sp_.order_params, thermo,
                        sp_.converged, sp_.residual, sp_.iterations, sp_.hessian_eigenvalues,
-                       sp_.replicon, sp_.rs_stable, {"grid_entropy": ent, **sp_.extra})
+                       sp_.replicon, sp_.rs_stable, {"grid_entropy": ent, **sp_.extra}, headline="d_zero")

@@ -228,7 +228,8 @@ def equilibrium_binary(alpha, kappa=0.0):
     r = _reference("binary", alpha, kappa)
     return SaddlePoint("franz_parisi.equilibrium_binary", {"alpha": alpha, "kappa": kappa},
                        {"q": r.q0, "q_hat": r.qh0}, {"entropy": r.entropy, "d_typical": (1 - r.q0) / 2},
-                       True, r.residual, r.iterations, r.hessian_eigenvalues, r.replicon, bool(r.replicon > 0))
+                       True, r.residual, r.iterations, r.hessian_eigenvalues, r.replicon, bool(r.replicon > 0),
+                       headline="entropy")
 
 
 def equilibrium_spherical(alpha, kappa=0.0):
@@ -251,4 +252,5 @@ def equilibrium_spherical(alpha, kappa=0.0):
     r = _reference("spherical", alpha, kappa)
     return SaddlePoint("franz_parisi.equilibrium_spherical", {"alpha": alpha, "kappa": kappa},
                        {"q": r.q0}, {"entropy": r.entropy, "d_typical": (1 - r.q0) / 2},
-                       True, r.residual, r.iterations, r.hessian_eigenvalues, r.replicon, bool(r.replicon > 0))
+                       True, r.residual, r.iterations, r.hessian_eigenvalues, r.replicon, bool(r.replicon > 0),
+                       headline="entropy")

@@ -389,6 +389,6 @@ def stochastic_energy(alpha, q_star, beta=20.0):
         E = _sto_energy_value(r)
         return SaddlePoint("franz_parisi.stochastic_energy", {"alpha": alpha, "q_star": float(q), "beta": beta},
                            r.order_params(), {"energy": E, "free_entropy": r.free_entropy}, True, r.residual,
-                           r.iterations, extra={"sigma_b^2": sig2})
+                           r.iterations, extra={"sigma_b^2": sig2}, headline="energy")
 
     return vectorize_over(one, qs, model="franz_parisi.stochastic_energy")

@@ -408,7 +408,7 @@ def stochastic_perceptron(alpha, d, q_star, beta=20.0, ansatz="rs"):
                                {"entropy": float(S), "entropy_equilibrium": float(S_eq), "d_typical": float(d_typ),
                                 "dS_dd": float(2 * x[6])},
                                True, float(max(resid, np.max(np.abs(g)))), int(its),
-                               eig, None, None, {"margins": margins}))
+                               eig, None, None, {"margins": margins}, headline="entropy"))
     if d_arr.ndim == 0:
         return res[0]
     return stack(res, d_arr.shape, model="franz_parisi.stochastic_perceptron")
@@ -439,7 +439,7 @@ def _static_result(alpha, d, q_star, beta, r1, info1):
                                 "d_typical": float((1 - p_typ) / 2), "dS_dd": float(2 * x[-1])},
                                True, float(max(resid, np.max(np.abs(g)))), int(its), np.linalg.eigvalsh(H), None,
                                None, {**info1, "note": "condensed 1RSB reference (mu < 1): nine-parameter FP"},
-                               ansatz="1rsb"))
+                               ansatz="1rsb", headline="entropy"))
     if d_arr.ndim == 0:
         return res[0]
     return stack(res, d_arr.shape, model="franz_parisi.stochastic_perceptron")
