@@ -318,6 +318,10 @@ def test_cli_entropy_and_bad_arguments():
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["entropy"][0] < out["entropy_equilibrium"][0]
+    # the one JSON schema of the command line (statmech.cli.emit_results)
+    from statmech.result import PROTOCOL
+    assert out["command"] == "franz-parisi entropy" and out["model"] == "franz_parisi.spherical_perceptron"
+    assert set(PROTOCOL) <= set(out) and out["ansatz"] == "rs" and out["converged"] == [True]
     p = subprocess.run([sys.executable, "-m", "statmech", "franz-parisi", "entropy", "--alpha", "0.5",
                         "--d", "0.9"], capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "d must be" in p.stderr
