@@ -32,7 +32,7 @@ Public API
 
 Every solver returns a :class:`statmech.saddle.SaddlePoint` (vectorized over ``d``)
 and raises :class:`statmech.ConvergenceError` rather than return a wrong number.
-Derivations, corrections to the seed equations and validation numbers are in
+Derivations, corrections to the thesis equations and validation numbers are in
 ``docs/franz_parisi.md``.
 
 Replica structure (RS, derived in docs/franz_parisi.md)

@@ -162,7 +162,7 @@ def binary_perceptron(alpha, d, kappa=0.0):
 
     Implements thesis Eqs. 2.55--2.56 (Huang & Kabashima 2014) with the reference drawn
     from the uniform measure over solutions (``beta -> infinity``), in the replica-symmetric
-    ansatz derived in ``docs/franz_parisi.md`` (the seed's Eq. 2.42 is garbled: the sum over
+    ansatz derived in ``docs/franz_parisi.md`` (thesis Eq. 2.42 as printed is ambiguous: the sum over
     references must be normalized, i.e. it is the *quenched average over the equilibrium
     measure*, ``E_xi <log Z_FP(d, W~)>_{W~}``).  The entropy is ::
 

@@ -5,7 +5,7 @@ Magnetizations ``m in [-1, 1]^N`` with ``|m|^2 = q_star N`` and Gibbs weight ``e
 (:func:`stochastic_reference`, continued in ``q_star`` from ``q_star = 0.3`` and cached) and the
 training error of the binarized configuration ``sign(m)`` (:func:`stochastic_energy`).  It is
 the reference measure of the FP entropy around ``sign(m)`` (:mod:`.stochastic_fp`).
-Derivation, corrections to the seed and values: ``docs/franz_parisi.md``.
+Derivation, corrections to the thesis and values: ``docs/franz_parisi.md``.
 """
 from __future__ import annotations
 
