@@ -135,7 +135,7 @@ class _BinaryProblem(_Problem):
         d_f = self.freezing_distance(hist)
         d_goal = (1.0 - p_goal) / 2.0
         if d_f is not None and d_goal < 0.8 * d_f:
-            raise ValueError(f"d = {d_goal:.6g} is below the freezing distance of the RS Franz-Parisi solution at "
+            raise ValueError(f"{self.kind}: d = {d_goal:.3g} is below the freezing distance of the RS Franz-Parisi solution at "
                              f"alpha = {self.alpha:g}, kappa = {self.kappa:g}, d_f ~ {d_f:.3g} (extrapolated): there "
                              "the constrained replicas freeze (1 - q1 -> 0) and RS has no solution for d < d_f; "
                              "d must be above d_f")
