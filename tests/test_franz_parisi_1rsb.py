@@ -199,3 +199,46 @@ def test_public_1rsb_reference_and_fp_at_q_star_09():
     b = fp.stochastic_perceptron(ALPHA, d, 0.9)
     np.testing.assert_array_equal(a.entropy, b.entropy)
     assert a.ansatz == "1rsb" and a.extra["reference_phase"] == "dynamical"
+
+
+def test_stored_fig27_data_set():
+    """The data set behind franz_parisi_fig27.png (statmech figures --recompute fp_stochastic): q* = 0.7
+    and 0.8 on the RS reference, 0.9 on the dynamical 1RSB reference; every curve peaks at the Ising
+    equilibrium entropy at its d_typ, lies below the alpha = 0 bound H2(d), and at small d is denser
+    the larger q* (the thesis's ordering)."""
+    from statmech.figures._data import load
+    data = load("fp_stochastic")
+    r7, r8, r9, ref9 = data.results[:4]
+    assert (r7.ansatz, r8.ansatz, r9.ansatz, ref9.ansatz) == ("rs", "rs", "1rsb", "1rsb")
+    assert r9.extra["reference_phase"] == "dynamical" and r9.extra["reference_mu"] == 1.0
+    assert ref9.q1 == pytest.approx(REF09["q1"], abs=1e-8) and ref9.complexity == pytest.approx(3.42146e-4, rel=1e-4)
+    d = np.array(data.points[0]["kwargs"]["d"])
+    S_eq = fp.equilibrium_binary(ALPHA).entropy
+    for r in (r7, r8, r9):
+        assert np.all(np.asarray(r.converged)) and np.max(r.residual) < 1e-8
+        assert np.all(r.entropy > 0) and np.all(r.entropy < fp.binary_entropy_free(d))
+        assert np.all(r.entropy <= S_eq + 1e-9) and np.ravel(r.entropy_equilibrium)[0] == pytest.approx(S_eq, abs=1e-12)
+    assert r7.entropy[0] < r8.entropy[0] < r9.entropy[0]
+    # the table of docs/franz_parisi.md
+    np.testing.assert_allclose([r7.entropy[-1], r8.entropy[-1], r9.entropy[-1]], [0.085735, 0.099583, 0.113062],
+                               atol=1e-6)
+    # Eq. 2.54 along q* (the last call): the energy of sign(m) grows with q* up to 0.9 -- it does not
+    # approach 0 as q* -> 1 (the thesis's statement for Fig. 2.6; docs/franz_parisi.md)
+    E = data.results[4].energy
+    q = np.array(data.points[4]["kwargs"]["q_star"])
+    np.testing.assert_allclose(E[np.isin(q, (0.7, 0.8, 0.9, 0.95))], [0.0031710, 0.0043923, 0.0057295, 0.0048351],
+                               atol=2e-7)
+    assert np.all(np.diff(E[(q >= 0.5) & (q <= 0.9)]) > 0) and E.min() > 2e-3
+
+
+@pytest.mark.slow
+def test_no_1rsb_reference_at_q_star_08():
+    """Below q*_d ~ 0.856 the 1RSB equations of the reference have no solution with q1 > q0 (the
+    solver collapses to the RS point and says so), and the RS reference is AT-stable: the q* = 0.7
+    and 0.8 curves of Fig. 2.7 need no 1RSB reference."""
+    r = fp.stochastic_reference(ALPHA, 0.8, BETA, ansatz="1rsb")
+    rs = fp.stochastic_reference(ALPHA, [0.7, 0.8], BETA)
+    assert r.extra["phase"] == "rs" and r.q1 == pytest.approx(r.q0, abs=1e-6)
+    assert r.free_entropy == pytest.approx(rs.free_entropy[1], abs=1e-9)
+    np.testing.assert_allclose(rs.replicon, [0.4282, 0.1684], atol=1e-4)
+    assert np.all(rs.rs_stable)
