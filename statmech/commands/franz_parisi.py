@@ -20,7 +20,7 @@ from ..cli import emit_results, float_or_inf
 
 def register(sub):
     p = sub.add_parser("franz-parisi", help="Franz-Parisi entropy S_FP(d) around typical solutions (RS)")
-    ps = p.add_subparsers(dest="fp_command", metavar="SUBCOMMAND")
+    ps = p.add_subparsers(dest="fp_command", metavar="COMMAND")
     ps.required = True
     json_help = "print one JSON record (the schema of statmech.cli.emit_results)"
 
