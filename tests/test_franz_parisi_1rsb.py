@@ -242,3 +242,15 @@ def test_no_1rsb_reference_at_q_star_08():
     assert r.free_entropy == pytest.approx(rs.free_entropy[1], abs=1e-9)
     np.testing.assert_allclose(rs.replicon, [0.4282, 0.1684], atol=1e-4)
     assert np.all(rs.rs_stable)
+
+
+@pytest.mark.slow
+def test_1rsb_reference_along_q_star():
+    """The table of docs/franz_parisi.md: dynamical at 0.86, condensed (mu < 1, Sigma = 0) at 0.88,
+    no states again at 0.95."""
+    r86, r88, r95 = (fp.stochastic_reference(ALPHA, q, BETA, ansatz="1rsb") for q in (0.86, 0.88, 0.95))
+    assert r86.extra["phase"] == "dynamical" and r86.complexity == pytest.approx(1.28279e-3, rel=1e-4)
+    assert r86.q1 == pytest.approx(0.826407064, abs=1e-7)
+    assert r88.extra["phase"] == "static" and r88.mu == pytest.approx(0.989398, abs=1e-5)
+    assert abs(r88.complexity) < 1e-9 and r88.free_entropy == pytest.approx(-2.23741645, abs=1e-7)
+    assert r95.extra["phase"] == "rs" and r95.q1 == pytest.approx(r95.q0, abs=1e-6)

@@ -167,7 +167,7 @@ def _stochastic_energy(out):
     r = load("fp_stochastic").results[4]
     fig, ax = plt.subplots(figsize=(5.2, 3.8))
     ax.plot(q, r.energy, "C2o-", label="RS equilibrium theory (Eq. 2.54), β = 20")
-    ax.axvspan(0.856, 1.0, color="C4", alpha=0.08, label="1RSB states (dynamical; RS free entropy)")
+    ax.axvspan(0.856, 0.9, color="C4", alpha=0.08, label="1RSB states found (q* = 0.86-0.9; none at 0.95)")
     ax.axvspan(0.870, 0.898, color="C3", alpha=0.15, label="condensed (Σ(μ=1) < 0)")
     ax.set_xlabel("q*")
     ax.set_ylabel("training error of sign(m)")
