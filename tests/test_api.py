@@ -20,7 +20,7 @@ from statmech.result import PROTOCOL, REPR_LIMIT, Result
 # the API modules whose names are classified here (the others follow as they join the protocol)
 MODULES = ["statmech.perceptron", "statmech.perceptron.advanced", "statmech.rsb", "statmech.activations",
            "statmech.continuation", "statmech.simulate", "statmech.scm", "statmech.scm.advanced",
-           "statmech.glm", "statmech.glm.advanced"]
+           "statmech.glm", "statmech.glm.advanced", "statmech.franz_parisi"]
 
 P = "statmech.perceptron."
 SAMPLES = {
@@ -203,6 +203,18 @@ SAMPLES.update({
     S + "glm_simulation_point": lambda m: m.glm_simulation_point("square", 0.1, 0.1, 2.0, Ns=(20, 40), instances=3),
 })
 
+FP = "statmech.franz_parisi."
+SAMPLES.update({
+    FP + "binary_perceptron": lambda m: m.binary_perceptron(0.5, 0.1),
+    FP + "spherical_perceptron": lambda m: m.spherical_perceptron(0.5, 0.1),
+    FP + "binary_zero_crossing": lambda m: m.binary_zero_crossing(0.5),
+    FP + "equilibrium_binary": lambda m: m.equilibrium_binary(0.5),
+    FP + "equilibrium_spherical": lambda m: m.equilibrium_spherical(0.5),
+    FP + "stochastic_reference": lambda m: m.stochastic_reference(0.55, 0.3),
+    FP + "stochastic_energy": lambda m: m.stochastic_energy(0.55, 0.3),
+    FP + "stochastic_perceptron": lambda m: m.stochastic_perceptron(0.55, 0.2, 0.3),
+})
+
 
 def _tcm_xy(m):
     d = m.tcm_instance(15, 3, 0.4, seed=3, teacher=True)
@@ -252,7 +264,8 @@ _RSB_BUILDING_BLOCKS = ("Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "
                         "identity_kernel", "IsingTerminal", "IsingFrozen", "HardFrozen", "IsingEntropic",
                         "ising_entropic", "ising_lattice", "Stationary", "solve_stationary",
                         "frozen_cubic_moment", "frozen_soft_hinge", "jammed_spherical_entropic",
-                        "jamming_ratio_quadrature", "nested_jamming_average")
+                        "jamming_ratio_quadrature", "nested_jamming_average",
+                        "BoxTerminal", "BoxEntropic", "box_entropic", "box_site")
 NOT_SOLVERS.update({f"statmech.rsb.{n}": "a building block of the RSB core (channels, lattices, averages, "
                                           "problem and result classes)" for n in _RSB_BUILDING_BLOCKS})
 _ACT = "a function of the channel model evaluated element-wise (numbers), or its class/constant"
@@ -269,6 +282,7 @@ _SIM_CLASSES = ("AlgorithmResult", "CapacityEstimate", "SuccessRate", "BinarySto
                 "SCMSample", "TrainingRun", "ExactStorage", "ExactStorageFraction", "FiftyPercentPoint",
                 "InverseNFit", "StorageFraction", "TCMPath", "TCMResult", "TeacherStudentSample",
                 "VersionSpaceInstance")
+NOT_SOLVERS[FP + "binary_entropy_free"] = "a closed form (the alpha = 0 curve, numbers)"
 NOT_SOLVERS.update({S + n: "a result class (sampled through the function that returns it)" for n in _SIM_CLASSES})
 NOT_SOLVERS.update({S + n: why for n, why in {
     "ChainDiagnostics": "the mixing report held by VersionSpaceInstance.diagnostics",

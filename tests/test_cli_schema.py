@@ -33,6 +33,7 @@ INVOCATIONS = {
     "franz-parisi entropy": ["--alpha", "0.5", "--d", "0.1"],
     "franz-parisi stochastic": ["--alpha", "0.5", "--q-star", "0.5", "--d", "0.1"],
     "franz-parisi stochastic-energy": ["--alpha", "0.5", "--q-star", "0.5"],
+    "franz-parisi stochastic-reference": ["--alpha", "0.5", "--q-star", "0.5"],
     "glm bayes": ["--prior", "ising", "--alpha", "2"],
     "glm erm": ["--loss", "logistic", "--lam", "0.1", "--alpha", "2", "--noise", "0.1"],
     "glm thresholds": ["--prior", "ising"],
@@ -67,7 +68,6 @@ INVOCATIONS = {
 # then guards it.
 PENDING_SUBCOMMANDS = {
     "committee capacity", "committee ladder", "committee storage",
-    "franz-parisi crossing", "franz-parisi entropy", "franz-parisi stochastic", "franz-parisi stochastic-energy",
 }
 
 # Subcommands that compute no solver result, with the reason; their JSON has "command" and their

@@ -318,6 +318,10 @@ def test_cli_entropy_and_bad_arguments():
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["entropy"][0] < out["entropy_equilibrium"][0]
+    # the one JSON schema of the command line (statmech.cli.emit_results)
+    from statmech.result import PROTOCOL
+    assert out["command"] == "franz-parisi entropy" and out["model"] == "franz_parisi.spherical_perceptron"
+    assert set(PROTOCOL) <= set(out) and out["ansatz"] == "rs" and out["converged"] == [True]
     p = subprocess.run([sys.executable, "-m", "statmech", "franz-parisi", "entropy", "--alpha", "0.5",
                         "--d", "0.9"], capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "d must be" in p.stderr
@@ -378,17 +382,19 @@ def test_stochastic_fp_sympy_derivatives_match_finite_differences():
 @pytest.mark.slow
 def test_stochastic_fp_fig27_curves():
     """Fig. 2.7: around sign(m) the Ising S_FP stays positive at small d (dense region), above the
-    typical-reference curve (negative there), and grows with q*; q* = 0.9 is refused (RS unphysical)."""
-    alpha, d = 0.55, np.array([0.008, 0.02, 0.1])
-    r7 = fp.stochastic_perceptron(alpha, d, 0.7)
-    r8 = fp.stochastic_perceptron(alpha, d, 0.8)
+    typical-reference curve (negative there), below the alpha = 0 bound, and grows with q* at small
+    d (0.7 < 0.8 < 0.9, the thesis's ordering); q* = 0.9 is computed (its RS reference is physical
+    and AT-stable once the outer rules resolve the layer at z = 0)."""
+    alpha, d = 0.55, np.array([0.01, 0.02, 0.1])
+    r = {q: fp.stochastic_perceptron(alpha, d, q) for q in (0.7, 0.8, 0.9)}
     rb = fp.binary_perceptron(alpha, d)
-    assert np.all(r7.entropy > 0) and np.all(r8.entropy[:2] > r7.entropy[:2])
-    assert np.all(r7.entropy > rb.entropy) and rb.entropy[0] < 0
-    assert np.all(r8.entropy <= fp.binary_entropy_free(d))
-    assert np.all(r7.converged) and np.all(r8.converged)
-    with pytest.raises(ConvergenceError):
-        fp.stochastic_perceptron(alpha, 0.05, 0.9)
+    assert np.all(r[0.7].entropy > 0) and np.all(r[0.8].entropy[:2] > r[0.7].entropy[:2])
+    assert np.all(r[0.9].entropy[:2] > r[0.8].entropy[:2])
+    assert np.all(r[0.7].entropy > rb.entropy) and rb.entropy[0] < 0
+    assert np.all(r[0.9].entropy <= fp.binary_entropy_free(d))
+    assert all(np.all(x.converged) for x in r.values())
+    # the values quoted in docs/franz_parisi.md (one run of the figure's data set)
+    np.testing.assert_allclose([r[q].entropy[0] for q in (0.7, 0.8, 0.9)], [0.023139, 0.044368, 0.052044], atol=2e-6)
 
 
 @pytest.mark.slow
@@ -498,3 +504,89 @@ def test_branch_following_stops_where_no_progress_is_possible():
         fpc._follow(hist, 1.0, solve, lambda h, s: h[-1][1], step, 60,
                     lambda s, x: ConvergenceError("branch ends", x=x))
     assert 0.5 - 1e-12 < hist[-1][0] < 0.5
+
+
+# ------------------------------------------------------------------ trust: domains, corners, portability
+def test_boundary_is_tested_before_any_kernel_divides():
+    """On the boundary q1_hat = t_hat^2/q_hat0 (exactly, or to the last bit either way) the entropic
+    kernel would divide by zero; the domain test comes first, so the outcome is a ConvergenceError
+    naming the function and the point in every build (it was a ZeroDivisionError with FMA)."""
+    prob = fpb._BinaryProblem(0.5, 0.0)
+    qh0 = prob.ref.qh0
+    for qh1 in (1.0, 2.0, 0.7):
+        th = math.sqrt(qh0 * qh1)
+        for th_ in (th, np.nextafter(th, 0.0), np.nextafter(th, 1.0)):
+            x = np.array([0.9, 0.3, qh1, th_, 1.0])
+            with pytest.raises(ConvergenceError, match="binary_perceptron.*alpha=0.5"):
+                prob.eval(x, 0.9)
+            from statmech.saddle import SolveInfo
+            with pytest.raises(ConvergenceError, match="boundary of the RS domain.*alpha=0.5"):
+                fpc._assemble(prob, 0.05, 0.9, SolveInfo(x, 0.0, 1, True), x, prob.ref.entropy, 0.3)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.3])
+def test_sweep_through_the_typical_distance_is_continuous(alpha):
+    """S_FP is continuous (and smooth) in d through d_typ: S_eq there exactly, S_eq - S ~ c (d - d_typ)^2
+    on both sides, the interpolated gap |p - p_typ| < 4e-3 agreeing with direct solves next to it."""
+    eq = fp.equilibrium_binary(alpha)
+    d_typ, S_eq = eq.d_typical, eq.entropy
+    dd = np.array([-6e-3, -2.5e-3, -1.5e-3, -1e-5, -3.2e-7, 0.0, 3.2e-7, 1e-5, 1.5e-3, 2.5e-3, 6e-3])
+    r = fp.binary_perceptron(alpha, d_typ + dd)
+    assert np.all(np.isfinite(r.entropy)) and np.all(r.converged)
+    assert r.entropy[5] == S_eq
+    c = (S_eq - r.entropy) / np.where(dd == 0, 1.0, dd) ** 2
+    c = c[dd != 0]
+    assert np.all(c > 0) and np.ptp(c) < 0.01 * np.mean(c)     # one smooth parabola through d_typ
+    # the gap polynomial against direct solves at |p - p_typ| = 3e-3 (inside the gap) and the
+    # slope dS/dd against the parabola
+    prob = fpb._BinaryProblem(alpha, 0.0)
+    for s in (-1.0, 1.0):
+        p = prob.ref.q0 + s * 3e-3
+        info = fpc._march(prob, [p], prob.ref.q0, prob.typical(), prob.first_guess)[p]
+        direct = prob.thermo(info.x, p)[0]
+        assert fp.binary_perceptron(alpha, (1 - p) / 2).entropy == pytest.approx(direct, abs=1e-11)
+    assert r.dS_dd[8] == pytest.approx(-2 * c[7] * 1.5e-3, rel=0.02)
+    if alpha == 0.5:   # the point of the report: the typical distance of the reference
+        assert fp.binary_perceptron(0.5, 0.338807).entropy == pytest.approx(0.3143900669, abs=1e-10)
+
+
+def test_domains_at_the_door():
+    import time
+    with pytest.raises(ValueError, match=r"alpha must be in \(0, alpha_c\(kappa\)\) = \(0, 2\)"):
+        fp.spherical_perceptron(3, 0.1)
+    with pytest.raises(ValueError, match=r"alpha_KM.*0\.8330785997"):
+        fp.binary_perceptron(0.9, 0.1)
+    with pytest.raises(ValueError, match="alpha_KM"):
+        fp.binary_zero_crossing(0.85)
+    with pytest.raises(ValueError, match="alpha_KM"):
+        fp.equilibrium_binary(0.9)
+    with pytest.raises(ValueError, match="d must be in"):
+        fp.spherical_perceptron(0.5, 1e-6)
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="freezing distance.*d_f ~ 0.000"):
+        fp.binary_perceptron(0.5, 1e-12)
+    assert time.perf_counter() - t < 10.0
+    for call in (lambda: fp.binary_perceptron("0.5", 0.1), lambda: fp.spherical_perceptron(0.5, None),
+                 lambda: fp.equilibrium_spherical(0.5, "x")):
+        with pytest.raises(TypeError):
+            call()
+
+
+def test_krauth_mezard_capacity_of_the_reference():
+    from statmech import perceptron
+    for kappa in (0.0, 1.0):
+        assert fpr._km_capacity(kappa) == pytest.approx(perceptron.binary_capacity(kappa), rel=1e-12)
+
+
+@pytest.mark.slow
+def test_binary_freezing_distance():
+    """Towards small d the RS constrained replicas freeze: 1 - q1 -> 0 linearly at d_f (4.7e-4 at
+    alpha = 0.5); above d_f the solution exists, well below it ValueError names d_f."""
+    r = fp.binary_perceptron(0.5, np.array([1e-3, 7e-4, 6e-4]))
+    eps = 1 - r.q1
+    assert np.all(np.diff(eps) < 0) and eps[-1] < 5e-4
+    slope = (eps[0] - eps[1]) / 3e-4
+    d_f = 6e-4 - eps[2] / slope
+    assert 3e-4 < d_f < 6e-4
+    with pytest.raises(ValueError, match="freezing"):
+        fp.binary_perceptron(0.5, 1e-4)

@@ -23,16 +23,16 @@ Public API
     The ``alpha = 0`` curve of the Ising weights, ``-d log d - (1-d) log(1-d)``.
 ``equilibrium_binary(alpha, kappa)``, ``equilibrium_spherical(alpha, kappa)``
     The reference (Gardner RS) saddle points ``q0, q_hat0`` and entropy.
-``stochastic_reference(alpha, q_star, beta)``, ``stochastic_energy(alpha, q_star, beta)``
-    The equilibrium theory of the stochastic perceptron (thesis Eqs. 2.53--2.54): RS order
+``stochastic_reference(alpha, q_star, beta, ansatz="rs")``, ``stochastic_energy(alpha, q_star, beta)``
+    The equilibrium theory of the stochastic perceptron (thesis Eqs. 2.53--2.54): RS or 1RSB order
     parameters and the training error of the binarized configuration ``sign(m)``.
-``stochastic_perceptron(alpha, d, q_star, beta=20.0)``
-    RS :math:`S_{FP}(d)` of Ising solutions around ``sign(m)`` of the stochastic perceptron
-    (Eqs. 2.55--2.56 with the reference of Eq. 2.53; the stochastic curves of Fig. 2.7).
+``stochastic_perceptron(alpha, d, q_star, beta=20.0, ansatz="rs")``
+    :math:`S_{FP}(d)` of Ising solutions around ``sign(m)`` of the stochastic perceptron
+    (Eqs. 2.55--2.56 with the reference of Eq. 2.53, RS or 1RSB; the stochastic curves of Fig. 2.7).
 
 Every solver returns a :class:`statmech.saddle.SaddlePoint` (vectorized over ``d``)
 and raises :class:`statmech.ConvergenceError` rather than return a wrong number.
-Derivations, corrections to the seed equations and validation numbers are in
+Derivations, corrections to the thesis equations and validation numbers are in
 ``docs/franz_parisi.md``.
 
 Replica structure (RS, derived in docs/franz_parisi.md)

@@ -64,12 +64,18 @@ _Q = _Quad()
 
 
 # ---------------------------------------------------------- RS domain of (q1, t): 0 < q1 < 1,
-# s_v^2 = q1 - t^2/q0 > 0, s_x^2 = 1 - q0 - (p - t)^2/s_v^2 > 0
+# s_v^2 = q1 - t^2/q0 > 0, s_x^2 = 1 - q0 - (p - t)^2/s_v^2 > 0.  Every test is on a *relative*
+# margin > _EDGE, far above the rounding of the differences (a few ulp): a point accepted here is
+# strictly inside the domain in any build (with or without FMA), so the kernels, which recompute
+# s_v and s_x, never take the square root of a negative number or divide by zero.
+_EDGE = 1e-12
+
+
 def _q1t_domain(q1, t, p, q0):
-    if not 0.0 < q1 < 1.0:
+    if not (_EDGE < q1 and 1.0 - q1 > _EDGE):
         return False
     v = q1 - t * t / q0
-    return v > 0.0 and 1.0 - q0 - (p - t) ** 2 / v > 0.0
+    return v > _EDGE * q1 and 1.0 - q0 - (p - t) ** 2 / v > _EDGE * (1.0 - q0)
 
 
 def _q1t_margins(q1, t, p, q0):
@@ -118,13 +124,30 @@ class _Problem:
         self.ref = _reference(self.ref_kind, alpha, kappa)
         self._cache = {}
 
+    def point(self, **kw):
+        """The point of the computation (for the diagnostics of every ConvergenceError)."""
+        return {"alpha": self.alpha, "kappa": self.kappa, **kw}
+
     def eval(self, x, p):  # -> F, J, aux
         key = (tuple(np.asarray(x, float)), p)
         if key not in self._cache:
+            # the domain is tested before any kernel runs (they divide by s_v, s_x, ...): outside
+            # it the outcome is this error, in every build
+            if not self.in_domain(x, p):
+                raise ConvergenceError(f"{self.kind}: point outside the RS domain", x=x,
+                                       diagnostics=self.point(p=p, d=(1 - p) / 2))
             if len(self._cache) > 64:
                 self._cache.clear()
             self._cache[key] = self.evaluate(np.asarray(x, float), p, self.ref, self.alpha, self.kappa, self.quad)
         return self._cache[key]
+
+    def check_reachable(self, hist, p_goal):
+        """Raise ValueError if ``p_goal`` lies beyond a point where the branch in ``hist`` ends
+        (none by default; see :meth:`.binary._BinaryProblem.check_reachable`)."""
+
+    def failure_note(self, hist):
+        """Text appended to the error of a failed continuation (why it may have failed)."""
+        return ""
 
     def tangent(self, x, p):
         """``dx/dp`` along the solution branch at a solution ``x``: ``-J^{-1} dF/dp``."""
@@ -133,13 +156,17 @@ class _Problem:
     def solve(self, x0, p):
         if not self.in_domain(x0, p):
             raise ConvergenceError(f"{self.kind}: initial guess outside the RS domain", x=x0,
-                                   diagnostics={"p": p})
+                                   diagnostics=self.point(p=p, d=(1 - p) / 2))
         # a Newton direction that must be shrunk by more than 2^8 means a poor predictor: fail
         # (the continuation halves its step) instead of crawling (each failure cost up to
         # 15 x 40 evaluations: binary_perceptron(0.6, d down to 1e-3) 2697 -> 987 evaluations)
-        info = newton(lambda x: self.eval(x, p)[0], x0, lambda x: self.eval(x, p)[1],
-                      tol=5e-10, xtol=1e-9, maxiter=15, max_backtrack=8, in_domain=lambda x: self.in_domain(x, p))
-        return info
+        try:
+            return newton(lambda x: self.eval(x, p)[0], x0, lambda x: self.eval(x, p)[1],
+                          tol=5e-10, xtol=1e-9, maxiter=15, max_backtrack=8,
+                          in_domain=lambda x: self.in_domain(x, p))
+        except ConvergenceError as e:
+            raise ConvergenceError(f"{self.kind}: Newton did not converge", x=e.x, residual=e.residual,
+                                   iterations=e.iterations, diagnostics=self.point(p=p, d=(1 - p) / 2)) from None
 
 
 def _follow(hist, goal, solve, predict, step, attempts, fail, tol=0.0):
@@ -193,13 +220,15 @@ def _continue(problem, hist, targets, max_step=0.2):
     failure; a step is at most ``max_step``, 0.6 of the room left to ``p = +-1`` and 4 times
     the previous step."""
     def step(p, pt, hist):
+        problem.check_reachable(hist, pt)   # fail fast below a freezing distance
         side = 1.0 if pt > p else -1.0
         room = (1.0 - p) if side > 0 else (p + 1.0)
         return side * min(abs(pt - p), max_step, 0.6 * room, 4.0 * abs(hist[-1][0] - hist[-2][0]))
 
     def fail(p, x):
-        return ConvergenceError(f"{problem.kind}: continuation in d failed", x=x,
-                                diagnostics={"p": p, "d": (1 - p) / 2})
+        msg = problem.failure_note(hist)
+        return ConvergenceError(f"{problem.kind}: continuation in d failed{msg}", x=x,
+                                diagnostics=problem.point(p=p, d=(1 - p) / 2))
 
     out = {}
     for pt in targets:
@@ -275,12 +304,12 @@ def _march(problem, p_targets, p_typ, x_typ, first_guess, max_step=0.2):
 
 
 # =============================================================================== results
-def _require_interior(kind, margins, x, d, residual=None):
+def _require_interior(kind, margins, x, d, residual=None, point=None):
     """Raise ConvergenceError unless every margin from the RS-domain boundary exceeds 1e-9."""
     bad = {k: v for k, v in margins.items() if not v > 1e-9}
     if bad:
         raise ConvergenceError(f"{kind}: solution on the boundary of the RS domain", x=x,
-                               residual=residual, diagnostics={"d": d, **bad})
+                               residual=residual, diagnostics={**(point or {}), "d": d, **bad})
 
 
 def _reference_flags(ref):
@@ -301,41 +330,117 @@ def _assemble(problem, d, p, info_or_none, x, ref_entropy, d_typ):
         return SaddlePoint(problem.kind, params, order, thermo, True, 0.0, 0, None,
                            problem.ref.replicon, bool(ref_ok),
                            {"margins": {}, "note": "d equals the typical distance: S_FP = S_eq exactly",
-                            **_reference_flags(problem.ref)})
-    ent, dS_dp, rep, J, diag = problem.thermo(x, p)
+                            **_reference_flags(problem.ref)}, headline="entropy")
+    # the margins first: a point on the boundary never reaches the kernels (which divide by them)
     margins = problem.margins(x, p)
-    _require_interior(problem.kind, margins, x, d, info_or_none.residual)
+    _require_interior(problem.kind, margins, x, d, info_or_none.residual, problem.point())
+    ent, dS_dp, rep, J, diag = problem.thermo(x, p)
     for k, v in diag.items():
         if abs(v - 1.0) > 1e-8:
             raise ConvergenceError(f"{problem.kind}: quadrature normalization check failed ({k})",
-                                   x=x, diagnostics={"d": d, k: v})
+                                   x=x, diagnostics=problem.point(d=d, **{k: v}))
     order = dict(zip(problem.names, map(float, x)))
     order.update(problem.ref_params())
     thermo = {"entropy": float(ent), "entropy_equilibrium": ref_entropy, "d_typical": d_typ,
               "dS_dd": float(-2.0 * dS_dp)}
     if not np.isfinite(ent):
-        raise ConvergenceError(f"{problem.kind}: non-finite entropy", x=x, diagnostics={"d": d})
+        raise ConvergenceError(f"{problem.kind}: non-finite entropy", x=x, diagnostics=problem.point(d=d))
     eig = np.linalg.eigvalsh(0.5 * (J + J.T))
     return SaddlePoint(problem.kind, params, order, thermo, bool(info_or_none.converged),
                        float(info_or_none.residual), int(info_or_none.iterations), eig, float(rep),
-                       bool(rep > 0 and ref_ok), {"margins": margins, **_reference_flags(problem.ref)})
+                       bool(rep > 0 and ref_ok), {"margins": margins, **_reference_flags(problem.ref)},
+                       headline="entropy")
+
+
+# next to the typical overlap the parametrization degenerates (s_v^2 -> 0 like |p - p_typ|) and
+# Newton loses digits (at |p - p_typ| ~ 1e-5 it stalls at residual 1e-8): inside this distance in p
+# the branch is the polynomial through the exact typical point and the solutions at p_typ +- _GAP
+# with their derivatives (S: value and slope at all three, a quintic; x: a quartic), an error
+# O(_GAP^6 S^(6)) ~ 1e-14 for S (tested against direct solves at |p - p_typ| = 2e-3)
+_GAP = 4e-3
+
+
+def _hermite(nodes, values, slopes):
+    """Coefficients (in powers of u) of the polynomial through ``values`` at ``nodes`` with the
+    given ``slopes`` (None: no slope condition); ``values``/``slopes`` entries may be arrays."""
+    rows, rhs = [], []
+    n = sum(1 + (s is not None) for s in slopes)
+    for u, v, sl in zip(nodes, values, slopes):
+        rows.append([u ** k for k in range(n)])
+        rhs.append(np.atleast_1d(np.asarray(v, dtype=float)))
+        if sl is not None:
+            rows.append([k * u ** (k - 1) if k else 0.0 for k in range(n)])
+            rhs.append(np.atleast_1d(np.asarray(sl, dtype=float)))
+    return np.linalg.solve(np.array(rows), np.array(rhs))
+
+
+def _poly(c, u, der=False):
+    k = np.arange(c.shape[0])
+    if der:
+        return (k[1:, None] * c[1:] * u ** (k[1:, None] - 1)).sum(axis=0)
+    return (c * u ** k[:, None]).sum(axis=0)
+
+
+def _gap_point(problem, d, p, p_typ, ends, ref_entropy, d_typ):
+    """The SaddlePoint at ``0 < |p - p_typ| < _GAP`` from the branch polynomial (see ``_GAP``);
+    ``ends`` maps -1/+1 to the SolveInfo at ``p_typ -+ _GAP``."""
+    u = (p - p_typ) / _GAP
+    vals = {}
+    for side, info in ends.items():
+        ent, dS_dp, rep = problem.thermo(info.x, p_typ + side * _GAP)[:3]
+        vals[side] = (info, ent, dS_dp * _GAP, rep, problem.tangent(info.x, p_typ + side * _GAP) * _GAP)
+    sides = sorted(vals)
+    nodes = [0.0] + [float(s) for s in sides]
+    cS = _hermite(nodes, [ref_entropy] + [vals[s][1] for s in sides], [0.0] + [vals[s][2] for s in sides])
+    cx = _hermite(nodes, [problem.typical()] + [vals[s][0].x for s in sides], [None] + [vals[s][4] for s in sides])
+    cr = _hermite(nodes, [problem.ref.replicon] + [vals[s][3] for s in sides], [None] * (1 + len(sides)))
+    ent = float(_poly(cS, u)[0])
+    dS_dp = float(_poly(cS, u, der=True)[0]) / _GAP
+    x = _poly(cx, u)
+    rep = float(_poly(cr, u)[0])
+    order = dict(zip(problem.names, map(float, x)))
+    order.update(problem.ref_params())
+    thermo = {"entropy": ent, "entropy_equilibrium": ref_entropy, "d_typical": d_typ, "dS_dd": -2.0 * dS_dp}
+    res = max(float(vals[s][0].residual) for s in sides)
+    ref_ok = problem.ref.replicon > 0
+    return SaddlePoint(problem.kind, {"alpha": problem.alpha, "kappa": problem.kappa, "d": d}, order, thermo,
+                       True, res, 0, None, rep, bool(rep > 0 and ref_ok),
+                       {"margins": {}, "note": f"|p - p_typ| < {_GAP:g}: interpolated between the typical point "
+                        "and the solutions at p_typ +- gap (see docs)", **_reference_flags(problem.ref)},
+                       headline="entropy")
 
 
 def _solve_family(problem, d):
     """SaddlePoints at every distance in ``d`` (scalar or array), by continuation from the
-    typical distance of the problem's reference."""
+    typical distance of the problem's reference (the gap ``|p - p_typ| < _GAP`` by
+    :func:`_gap_point`)."""
     ref_entropy, q_typ = problem.ref.entropy, problem.ref.q0
     d_arr = np.asarray(d, dtype=float)
     flat = d_arr.ravel()
     p_all = 1.0 - 2.0 * flat
     d_typ = (1.0 - q_typ) / 2.0
     near = np.abs(p_all - q_typ) < 1e-12
-    sols = _march(problem, [p for p, n in zip(p_all, near) if not n], q_typ, problem.typical(),
-                  problem.first_guess)
+    gap = ~near & (np.abs(p_all - q_typ) < _GAP)
+    sides = {float(np.sign(pp - q_typ)) for pp in p_all[gap]}
+    targets = {p for p, n, g in zip(p_all, near, gap) if not (n or g)} | {q_typ + s * _GAP for s in sides}
+    sols = _march(problem, sorted(targets), q_typ, problem.typical(), problem.first_guess)
+    ends = {}
+    if sides:  # both ends, when the other side's solution is in the RS domain (a quintic, else a cubic)
+        for s in (-1.0, 1.0):
+            pe = q_typ + s * _GAP
+            if pe not in sols and -1.0 < pe < 1.0:
+                try:
+                    sols.update(_march(problem, [pe], q_typ, problem.typical(), problem.first_guess))
+                except ConvergenceError:
+                    continue
+            if pe in sols:
+                ends[s] = sols[pe]
     res = []
-    for dd, pp, n in zip(flat, p_all, near):
+    for dd, pp, n, g in zip(flat, p_all, near, gap):
         if n:
             res.append(_assemble(problem, float(dd), float(pp), None, problem.typical(), ref_entropy, d_typ))
+        elif g:
+            res.append(_gap_point(problem, float(dd), float(pp), q_typ, ends, ref_entropy, d_typ))
         else:
             info = sols[pp]
             res.append(_assemble(problem, float(dd), float(pp), info, info.x, ref_entropy, d_typ))

@@ -211,3 +211,48 @@ def _STFP():
             "stfp_E_uv": Scalar((z, x, qm, qs, q1, t, Rs), (uET, vET)),
             "stfp_E_row": Scalar((qm, qs, q1, t, Rs, z, x, *_MOM), _affine_chain(uET, vET, (q1, t, Rs))),
             "logH_mom": _affine_moments(LogH)}
+
+
+def _coef_spec(args, coefs, theta):
+    """``Scalar`` of every coefficient in ``coefs`` with its gradient and Hessian (upper triangle)
+    in ``theta``: ``[c_0, grad c_0, hess c_0, c_1, ...]``."""
+    out = []
+    for c in coefs:
+        g, Hs = _grad_hess(c, theta)
+        out += [c] + g + Hs
+    return Scalar(args, out)
+
+
+@kernels(include=("statmech.franz_parisi._rules", "statmech.franz_parisi._sums1"))
+def _STFP1():
+    """FP entropy around sign(m) on a 1RSB stochastic reference (docs/franz_parisi.md, "FP on a
+    1RSB reference").  Both terms are sums of ``E_y F(u + v y)`` over reference nodes, with ``u``
+    linear in the node coordinates; the coefficients of that linear form (and ``v``) are the
+    functions of the order parameters below, written once here with their first and second
+    derivatives.  ``F`` is ``log 2cosh`` (entropic) or ``log H`` (energetic); its first six
+    derivatives build the tables of ``D_k(u) = E_y F^(k)(u + v y)`` of :mod:`._sums1`."""
+    w = sp.Symbol("w", real=True)
+    derivs = {}
+    for name, F in (("l2c_der", Log2Cosh(w)), ("logH_der", LogH(w))):
+        fs = [F]
+        for _ in range(6):
+            fs.append(sp.diff(fs[-1], w))
+        derivs[name] = Scalar((w,), fs)
+    qh0, dqh, Qh, th0, th1, Rh, ph, th = sp.symbols("q_hat0 dq_hat Q_hat t_hat0 t_hat1 R_hat p_hat t_hat", real=True)
+    q0, dq, ds, ds0, Q, t0, t1, R, t = sp.symbols("q0 dq ds ds0 Q t0 t1 R t", real=True)
+    # entropic: u = d0 z0 + d1 z1 + a m + p_hat sign(m), v = sigma (coordinates (z0, z1, m, sign m))
+    d0, d1 = th0 / sp.sqrt(qh0), (th1 - th0) / sp.sqrt(dqh)
+    coefS1 = (d0, d1, Rh - th1, ph, sp.sqrt(Qh - d0 ** 2 - d1 ** 2))
+    coefS0 = (th / sp.sqrt(qh0), sp.Integer(0), Rh - th, ph, sp.sqrt(Qh - th ** 2 / qh0))
+    # energetic: u = e0 z0 + e1 z1 + e2 x, v = e_v (coordinates (z0, z1, x)); the constrained field
+    # is c0 z0 + c1 z1 + c2 x + s_v e + sqrt(1 - Q) w and log P(field > 0) = log H(-(...)/sqrt(1 - Q))
+    c0, c1, c2 = t0 / sp.sqrt(q0), (t1 - t0) / sp.sqrt(dq), (R - t1) / sp.sqrt(ds)
+    sQ = sp.sqrt(1 - Q)
+    coefE1 = (-c0 / sQ, -c1 / sQ, -c2 / sQ, -sp.sqrt(Q - c0 ** 2 - c1 ** 2 - c2 ** 2) / sQ)
+    cr0, cr2 = t / sp.sqrt(q0), (R - t) / sp.sqrt(ds0)
+    coefE0 = (-cr0 / sQ, sp.Integer(0), -cr2 / sQ, -sp.sqrt(Q - cr0 ** 2 - cr2 ** 2) / sQ)
+    return {**derivs,
+            "coefS1": _coef_spec((qh0, dqh, Qh, th0, th1, Rh, ph), coefS1, (Qh, th0, th1, Rh, ph)),
+            "coefS0": _coef_spec((qh0, Qh, th, Rh, ph), coefS0, (Qh, th, Rh, ph)),
+            "coefE1": _coef_spec((q0, dq, ds, Q, t0, t1, R), coefE1, (Q, t0, t1, R)),
+            "coefE0": _coef_spec((q0, ds0, Q, t, R), coefE0, (Q, t, R))}

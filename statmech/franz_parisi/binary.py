@@ -16,12 +16,14 @@ import math
 import numpy as np
 
 from ..errors import ConvergenceError, check_range
+from ..result import check_real
 from ..gaussian import gauss_hermite
 from ..saddle import SaddlePoint, stack
-from ._common import (_Q, _assemble, _continue, _fp_energetic, _march, _Problem, _q1t_domain, _q1t_from_y,
+from ._common import (_EDGE, _Q, _assemble, _continue, _fp_energetic, _march, _Problem, _q1t_domain, _q1t_from_y,
                       _q1t_margins, _q1t_to_y, _solve_family)
 from ._equations import _FP
 from ._quadrature import _LEVEL, _N_OUTER, _inner_rule
+from .reference import check_binary_alpha
 
 
 def binary_entropy_free(d):
@@ -61,8 +63,10 @@ def _binary_eval(x, p, ref, alpha, kappa, quad=_Q):
 
 
 def _binary_domain(x, p, ref):
+    """Inside the RS domain by a relative margin ``_EDGE`` (see ``_common._q1t_domain``): the
+    entropic kernel divides by ``sqrt(q1_hat - t_hat^2/q_hat0)``."""
     q1, t, qh1, th, ph = x
-    return qh1 > 0.0 and _q1t_domain(q1, t, p, ref.q0) and qh1 - th * th / ref.qh0 > 0.0
+    return qh1 > 0.0 and _q1t_domain(q1, t, p, ref.q0) and qh1 - th * th / ref.qh0 > _EDGE * qh1
 
 
 def _binary_margins(x, p, ref):
@@ -108,6 +112,38 @@ class _BinaryProblem(_Problem):
     def ref_params(self):
         return {"q0": self.ref.q0, "q_hat0": self.ref.qh0}
 
+    # ---- the freezing distance: towards small d the RS constrained replicas freeze, 1 - q1 -> 0
+    # linearly in d - d_f at a finite d_f (docs/franz_parisi.md, "Small d"); below it the RS
+    # equations have no solution with q1 < 1
+    _FREEZE = 3e-3  # 1 - q1 below which the approach to d_f is extrapolated
+
+    def freezing_distance(self, hist):
+        """Estimate of the freezing distance from the branch ``hist`` (list of (p, x)) when its
+        last solution has ``1 - q1 < _FREEZE`` and the branch moves towards d -> 0: the root of
+        the quadratic (linear with two points) through ``(p, 1 - q1)`` of the last points; else None."""
+        pts = [(pp, 1.0 - xx[0]) for pp, xx in hist[-3:]]
+        if len(pts) < 2 or pts[-1][1] >= self._FREEZE or not pts[-1][0] > pts[-2][0]:
+            return None
+        ps, es = np.array(pts).T
+        c = np.polyfit(ps - ps[-1], es, min(len(ps) - 1, 2))
+        roots = [r.real for r in np.roots(c) if abs(r.imag) < 1e-12 and r.real > 0]
+        if not roots:
+            return None
+        return (1.0 - (ps[-1] + min(roots))) / 2.0
+
+    def check_reachable(self, hist, p_goal):
+        d_f = self.freezing_distance(hist)
+        d_goal = (1.0 - p_goal) / 2.0
+        if d_f is not None and d_goal < 0.8 * d_f:
+            raise ValueError(f"{self.kind}: d = {d_goal:.3g} is below the freezing distance of the RS Franz-Parisi solution at "
+                             f"alpha = {self.alpha:g}, kappa = {self.kappa:g}, d_f ~ {d_f:.3g} (extrapolated): there "
+                             "the constrained replicas freeze (1 - q1 -> 0) and RS has no solution for d < d_f; "
+                             "d must be above d_f")
+
+    def failure_note(self, hist):
+        d_f = self.freezing_distance(hist)
+        return "" if d_f is None else f" (close to the freezing distance d_f ~ {d_f:.3g}, where 1 - q1 -> 0)"
+
     def dF_dp(self, x, p):
         E = self.eval(x, p)[3]
         return np.array([self.alpha * E[9], self.alpha * E[10], 0.0, 0.0, -1.0])
@@ -126,7 +162,7 @@ def binary_perceptron(alpha, d, kappa=0.0):
 
     Implements thesis Eqs. 2.55--2.56 (Huang & Kabashima 2014) with the reference drawn
     from the uniform measure over solutions (``beta -> infinity``), in the replica-symmetric
-    ansatz derived in ``docs/franz_parisi.md`` (the seed's Eq. 2.42 is garbled: the sum over
+    ansatz derived in ``docs/franz_parisi.md`` (thesis Eq. 2.42 as printed is ambiguous: the sum over
     references must be normalized, i.e. it is the *quenched average over the equilibrium
     measure*, ``E_xi <log Z_FP(d, W~)>_{W~}``).  The entropy is ::
 
@@ -139,9 +175,16 @@ def binary_perceptron(alpha, d, kappa=0.0):
 
     Parameters
     ----------
-    alpha : float > 0, below the RS capacity of the Ising perceptron (0.833 at kappa = 0)
-    d : float or array in (0, 0.5], normalized Hamming distance from the reference
-    kappa : stability threshold >= 0
+    alpha : float in (0, alpha_KM(kappa)), the Krauth--Mezard capacity (0.8330786 at kappa = 0;
+        above it there are no solutions: ValueError)
+    d : float or array in (d_f, 0.5], normalized Hamming distance from the reference.  d_f is the
+        *freezing distance* of the RS solution (docs/franz_parisi.md, "Small d"): as d decreases
+        to d_f the constrained replicas freeze, ``1 - q1 -> 0`` linearly in ``d - d_f``, and below
+        it the RS equations have no solution (d_f = 4.7e-4 at alpha = 0.5, 4e-3 at alpha = 0.8,
+        5e-5 at alpha = 0.2, kappa = 0).  A d well below d_f raises ValueError naming the
+        extrapolated d_f once the branch has approached it (1 - q1 < 3e-3), in about a second;
+        next to d_f the continuation may fail with ConvergenceError (naming d_f).
+    kappa : stability threshold in [0, 3]
 
     Returns
     -------
@@ -158,9 +201,12 @@ def binary_perceptron(alpha, d, kappa=0.0):
     ``extra['hessian_eigenvalues']``); ``extra['margins']`` = distances from the boundary of the
     RS domain (scalar d).
     """
-    alpha = float(check_range("alpha", alpha, 0.0, 0.9, lo_open=True))
+    for name, v in (("alpha", alpha), ("d", d), ("kappa", kappa)):
+        check_real(name, v, function="binary_perceptron")
+    alpha = float(check_range("alpha", alpha, 0.0, lo_open=True))
     kappa = float(check_range("kappa", kappa, 0.0, 3.0))
     check_range("d", d, 0.0, 0.5, lo_open=True)
+    check_binary_alpha(alpha, kappa, "binary_perceptron")
     return _solve_family(_BinaryProblem(alpha, kappa), d)
 
 
@@ -212,9 +258,17 @@ def binary_zero_crossing(alpha, kappa=0.0, *, xtol=1e-9):
     resolved to ``xtol`` relative to the bracket.  Returns a SaddlePoint (the FP solution at ``d = d0``) with ``d0`` in
     ``thermo['d_zero']``; the bracketing grid and the entropy there are in ``extra``.
     ``alpha`` may be an array (one crossing per value).
+
+    Domain: ``kappa`` in [0, 3], ``alpha`` in (0, alpha_KM(kappa)) (ValueError outside).  The grid
+    halves d from d_typ down to 1e-9; ConvergenceError (naming alpha) if no sign change is found
+    above the freezing distance (:func:`binary_perceptron`), which happens only at small alpha.
     """
-    a_arr = check_range("alpha", alpha, 0.0, 0.9, lo_open=True)
+    check_real("alpha", alpha, function="binary_zero_crossing")
+    check_real("kappa", kappa, function="binary_zero_crossing")
+    a_arr = check_range("alpha", alpha, 0.0, lo_open=True)
     kappa = float(check_range("kappa", kappa, 0.0, 3.0))
+    for a in np.ravel(a_arr):
+        check_binary_alpha(float(a), kappa, "binary_zero_crossing")
     if a_arr.ndim:
         res = [binary_zero_crossing(float(a), kappa, xtol=xtol) for a in a_arr.ravel()]
         return stack(res, a_arr.shape, model="franz_parisi.binary_zero_crossing")
@@ -254,4 +308,4 @@ def binary_zero_crossing(alpha, kappa=0.0, *, xtol=1e-9):
     thermo["d_zero"] = float(d0)
     return SaddlePoint("franz_parisi.binary_zero_crossing", sp_.params, sp_.order_params, thermo,
                        sp_.converged, sp_.residual, sp_.iterations, sp_.hessian_eigenvalues,
-                       sp_.replicon, sp_.rs_stable, {"grid_entropy": ent, **sp_.extra})
+                       sp_.replicon, sp_.rs_stable, {"grid_entropy": ent, **sp_.extra}, headline="d_zero")

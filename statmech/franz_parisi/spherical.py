@@ -14,8 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import check_range
+from ..result import check_real
 from ._common import _Q, _fp_energetic, _Problem, _q1t_domain, _q1t_from_y, _q1t_margins, _q1t_to_y, _solve_family
 from ._equations import _FP
+from .reference import check_spherical_alpha
+
+_D_MIN = 1e-4  # smallest distance of the documented domain (see spherical_perceptron)
 
 
 def _spherical_eval(x, p, ref, alpha, kappa, quad=_Q):
@@ -82,13 +86,18 @@ def spherical_perceptron(alpha, d, kappa=0.0):
     replica overlap matrix, derived in docs/franz_parisi.md), stationary in ``(q1, t)``.
     At ``alpha -> 0`` it is ``log(1 - p^2)/2 = log(4 d (1 - d))/2``.
 
-    Parameters: ``alpha`` in (0, alpha_c(kappa)), ``d`` in (0, 0.5], ``kappa`` real.
+    Parameters: ``alpha`` in (0, alpha_c(kappa)) (Gardner's RS capacity, 2 at kappa = 0; ValueError
+    above), ``d`` in [1e-4, 0.5] (the continuation towards d -> 0, where ``q1 -> 1``, loses the
+    resolution of its inner quadrature below ~3e-5), ``kappa`` in [-3, 3].
     Returns a SaddlePoint as :func:`~statmech.franz_parisi.binary_perceptron` (order
     parameters ``q1, t, q0``); the reference is Gardner's RS solution
     (:func:`equilibrium_spherical`), unstable above the AT line for ``kappa < 0``
     (:func:`statmech.perceptron.spherical_storage_at_line`), where ``rs_stable`` is False.
     """
-    alpha = float(check_range("alpha", alpha, 0.0, 50.0, lo_open=True))
+    for name, v in (("alpha", alpha), ("d", d), ("kappa", kappa)):
+        check_real(name, v, function="spherical_perceptron")
+    alpha = float(check_range("alpha", alpha, 0.0, lo_open=True))
     kappa = float(check_range("kappa", kappa, -3.0, 3.0))
-    check_range("d", d, 0.0, 0.5, lo_open=True)
+    check_range("d", d, _D_MIN, 0.5)
+    check_spherical_alpha(alpha, kappa, "spherical_perceptron")
     return _solve_family(_SphericalProblem(alpha, kappa), d)

@@ -5,7 +5,7 @@ Magnetizations ``m in [-1, 1]^N`` with ``|m|^2 = q_star N`` and Gibbs weight ``e
 (:func:`stochastic_reference`, continued in ``q_star`` from ``q_star = 0.3`` and cached) and the
 training error of the binarized configuration ``sign(m)`` (:func:`stochastic_energy`).  It is
 the reference measure of the FP entropy around ``sign(m)`` (:mod:`.stochastic_fp`).
-Derivation, corrections to the seed and values: ``docs/franz_parisi.md``.
+Derivation, corrections to the thesis and values: ``docs/franz_parisi.md``.
 """
 from __future__ import annotations
 
@@ -17,30 +17,55 @@ import numpy as np
 from scipy import optimize
 
 from ..errors import ConvergenceError, check_range
-from ..gaussian import tanh_sinh_rule, gauss_hermite, log_H
+from ..result import check_ansatz, check_real
+from ..gaussian import tanh_sinh_rule, log_H, piecewise_nodes
 from ..saddle import SaddlePoint, jacobian_fd, newton, vectorize_over
 from ._common import _follow, _secant
 from ._equations import _STO
 from ._quadrature import _LEVEL, _breaks, _inner_rule, _nodes
 
-_N_STO = 64  # outer Gauss-Hermite order for the stochastic-perceptron reference
+_Z_LEVEL = 5  # tanh-sinh level of the outer rules (the checks of docs/franz_parisi.md)
+
+
+def _zrule(width, level=_Z_LEVEL):
+    """Outer rule in the shared field z: piecewise tanh--sinh with breakpoints at the sharp layer
+    around z = 0 (``0, +-width, +-3 width``) and at ``+-1.5, +-4`` (probability-scale tails).
+
+    Both reference terms have a layer at z = 0 that narrows as q* grows: the site measure flips
+    from m ~ -1 to m ~ +1 within ``~1/sqrt(q_hat)`` (0.055 at q* = 0.8) and the pattern weight
+    ``H(u)^beta`` switches on within ``sqrt((1 - q*)/beta + q* - q_m)/sqrt(q_m)`` (0.07 at
+    q* = 0.9).  A 64-node Gauss--Hermite rule (used before) does not resolve them: at
+    q* = 0.7 the old solution violated ``E<m>^2 = q_m`` by 5.5e-3, at q* = 0.8 by 2.7e-2, and its
+    free entropy was wrong accordingly (docs/franz_parisi.md)."""
+    w = min(float(width), 0.5)
+    br = sorted({0.0, w, -w, 3 * w, -3 * w, 1.5, -1.5, 4.0, -4.0})
+    return piecewise_nodes(np.array(br), level)
 
 
 @lru_cache(maxsize=4)
-def _m_nodes(level=6):
+def _m_nodes(level=5):  # (tanh-sinh on each half: exact to rounding, as rsb.box_site)
     x, xc, w = tanh_sinh_rule(level)
     mn = -x
     mn.setflags(write=False)  # like x and w: one compiled signature of the site-measure kernel
     return np.ascontiguousarray(x), mn, np.ascontiguousarray(w)
 
 
-def _site_moments(A, qh, n=_N_STO):
-    """Per outer node z: log zeta, <m>, <m^2>, <sign m>, <|m|> of exp(-A m^2/2 + sqrt(qh) z m) on [-1, 1]."""
-    zs, ws = gauss_hermite(n)
+def _site_zrule(qh, level=_Z_LEVEL):
+    return _zrule(1.0 / math.sqrt(qh), level)
+
+
+def _site_moments(A, qh, level=_Z_LEVEL, rule=None):
+    """Nodes, weights and per node z: log zeta, <m>, <m^2>, <sign m>, <|m|> of
+    exp(-A m^2/2 + sqrt(qh) z m) on [-1, 1] (outer rule :func:`_site_zrule`, or ``rule``)."""
+    zs, ws = _site_zrule(qh, level) if rule is None else rule
     mp, mn, wm = _m_nodes()
     out = np.empty((zs.size, 5))
     _STO.sto_site_moments(zs, math.sqrt(qh), float(A), mp, mn, wm, out)
     return zs, ws, out
+
+
+def _pattern_zrule(qm, qs, beta, level=_Z_LEVEL):
+    return _zrule(math.sqrt((1 - qs) / beta + qs - qm) / math.sqrt(qm), level)
 
 
 def _x_nodes(z, qm, qs, level=_LEVEL):
@@ -54,9 +79,9 @@ def _x_shift(xs, wx, z, qm, qs, beta):
     return float(np.max(lw[wx > 0]))
 
 
-def _sto_pattern_term(qm, qs, beta, n=_N_STO):
-    """E_z log E_x H(u)^beta and its q_m derivative."""
-    zs, ws = gauss_hermite(n)
+def _sto_pattern_term(qm, qs, beta, level=_Z_LEVEL, rule=None):
+    """E_z log E_x H(u)^beta and its q_m derivative (outer rule :func:`_pattern_zrule`, or ``rule``)."""
+    zs, ws = _pattern_zrule(qm, qs, beta, level) if rule is None else rule
     return _STO.sto_sum_x(zs, ws, qm, qs, beta, *_inner_rule(_LEVEL))
 
 
@@ -80,7 +105,9 @@ class _StoRef:
 
 def _solve_A(qh, qs):
     """A such that E_z <m^2> = q_star (monotone decreasing in A)."""
-    f = lambda A: float(np.sum(gauss_hermite(_N_STO)[1] * _site_moments(A, qh)[2][:, 2])) - qs
+    def f(A):
+        _, ws, mom = _site_moments(A, qh)
+        return float(ws @ mom[:, 2]) - qs
     lo, hi = -1.0, 1.0
     while f(lo) < 0:
         lo *= 2.0
@@ -101,8 +128,7 @@ def _sto_residual(x, qs, alpha, beta):
     qm, qh, A = x
     if not (0.0 < qm < qs and qh > 0.0):
         return np.full(3, 1e6)
-    ws = gauss_hermite(_N_STO)[1]
-    _, _, mom = _site_moments(A, qh)
+    _, ws, mom = _site_moments(A, qh)
     _, dG = _sto_pattern_term(qm, qs, beta)
     return np.array([ws @ mom[:, 2] - qs, ws @ mom[:, 1] ** 2 - qm, qh + 2 * alpha * dG])
 
@@ -110,11 +136,10 @@ def _sto_residual(x, qs, alpha, beta):
 def _sto_start(alpha, qs, beta, rtol):
     """Damped iteration on (q_m, q_hat) with A solved exactly (robust start at small q_star),
     until a step changes them by less than ``rtol`` (relative)."""
-    ws = gauss_hermite(_N_STO)[1]
     qm, qh = 0.8 * qs, 1.0
     A = _solve_A(qh, qs)
     for _ in range(300):
-        _, _, mom = _site_moments(A, qh)
+        _, ws, mom = _site_moments(A, qh)
         qm_new = min(float(ws @ mom[:, 1] ** 2), qs * (1 - 1e-9))
         _, dG = _sto_pattern_term(qm, qs, beta)
         qh_new = max(-2 * alpha * dG, 1e-12)
@@ -135,13 +160,16 @@ def _sto_jacobian(x, qs, alpha, beta):
     hm, hq, hA = (1e-6 * max(1.0, abs(v)) for v in (qm, qh, A))
     if not (0.0 < qm - hm and qm + hm < qs and qh - hq > 0.0):
         return jacobian_fd(lambda v: _sto_residual(v, qs, alpha, beta), x)
-    ws = gauss_hermite(_N_STO)[1]
+    # (the outer rules of the point itself on both sides of every difference)
+    rs, rp = _site_zrule(qh), _pattern_zrule(qm, qs, beta)
+    ws = rs[1]
     J = np.zeros((3, 3))
     J[1, 0] = -1.0
-    J[2, 0] = 2 * alpha * (_sto_pattern_term(qm + hm, qs, beta)[1] - _sto_pattern_term(qm - hm, qs, beta)[1]) / (2 * hm)
+    J[2, 0] = 2 * alpha * (_sto_pattern_term(qm + hm, qs, beta, rule=rp)[1]
+                           - _sto_pattern_term(qm - hm, qs, beta, rule=rp)[1]) / (2 * hm)
     J[2, 1] = 1.0
     for j, (dq, dA) in ((1, (hq, 0.0)), (2, (0.0, hA))):
-        mp, mm = _site_moments(A + dA, qh + dq)[2], _site_moments(A - dA, qh - dq)[2]
+        mp, mm = _site_moments(A + dA, qh + dq, rule=rs)[2], _site_moments(A - dA, qh - dq, rule=rs)[2]
         J[0, j] = (ws @ mp[:, 2] - ws @ mm[:, 2]) / (2 * (dq + dA))
         J[1, j] = (ws @ mp[:, 1] ** 2 - ws @ mm[:, 1] ** 2) / (2 * (dq + dA))
     return J
@@ -226,10 +254,15 @@ def _sto_solution(alpha, qs, beta):
 def _stochastic_reference(alpha, qs, beta):
     """The RS stochastic reference at ``q_star = qs`` with its free entropy and the overlaps
     ``t_s = E_z[<sign m><m>]``, ``M1 = E_z<|m|>`` (no physicality check: see _require_physical)."""
-    info = _sto_solution(alpha, qs, beta)
-    ws = gauss_hermite(_N_STO)[1]
+    try:
+        info = _sto_solution(alpha, qs, beta)
+    except ConvergenceError as e:
+        msg = str(e).split(" (")[0]
+        raise ConvergenceError(f"franz_parisi.stochastic_reference: {msg}", x=e.x, residual=e.residual,
+                               iterations=e.iterations,
+                               diagnostics={"alpha": alpha, "q_star": qs, "beta": beta}) from None
     qm, qh, A = map(float, info.x)
-    mom = _site_moments(A, qh)[2]
+    _, ws, mom = _site_moments(A, qh)
     G, _ = _sto_pattern_term(qm, qs, beta)
     phi = (A - qh) * qs / 2 + qh * qm / 2 + float(ws @ mom[:, 0]) + alpha * G
     t_s = float(ws @ (mom[:, 3] * mom[:, 1]))
@@ -248,7 +281,7 @@ def _require_physical(r, who):
 
 
 def _sto_energy_value(r):
-    zs, ws = gauss_hermite(_N_STO)
+    zs, ws = _pattern_zrule(r.q_m, r.q_star, r.beta)
     E = 0.0
     for z, w in zip(zs, ws):
         xs, wx = _x_nodes(z, r.q_m, r.q_star)
@@ -259,34 +292,72 @@ def _sto_energy_value(r):
 
 
 def _check_sto(alpha, q_star, beta):
+    for name, v in (("alpha", alpha), ("q_star", q_star), ("beta", beta)):
+        check_real(name, v)
     alpha = float(check_range("alpha", alpha, 0.0, 5.0, lo_open=True))
     beta = float(check_range("beta", beta, 0.0, 1e3, lo_open=True))
     qs = check_range("q_star", q_star, 0.0, 1.0, lo_open=True, hi_open=True)
     return alpha, qs, beta
 
 
-def stochastic_reference(alpha, q_star, beta=20.0):
-    r"""Equilibrium (RS) theory of the stochastic perceptron, thesis Eq. 2.53 (corrected).
+def _sto_replicon(r):
+    """RS replicon (AT) eigenvalue ``1 - alpha E_z[Var(m)^2] E_z[(d^2 log Z_x/dD^2)^2]`` of the
+    stochastic reference at its RS point ``r`` (``D = sqrt(q_m) z``; docs/franz_parisi.md)."""
+    from .stochastic_1rsb import pattern_moments
+    _, ws, mom = _site_moments(r.A, r.q_hat)
+    g_s = float(ws @ (mom[:, 2] - mom[:, 1] ** 2) ** 2)
+    zs, wz = _pattern_zrule(r.q_m, r.q_star, r.beta)
+    f2 = pattern_moments(math.sqrt(r.q_m) * zs, r.q_star, r.q_m, r.beta, 4)[2]
+    return 1.0 - r.alpha * g_s * float(wz @ f2 ** 2)
+
+
+def stochastic_reference(alpha, q_star, beta=20.0, ansatz="rs"):
+    r"""Equilibrium theory of the stochastic perceptron, thesis Eq. 2.53 (corrected): RS or 1RSB.
 
     Magnetizations ``m in [-1, 1]^N`` with ``sum m_i^2 = q_star N``, Gibbs weight
     ``exp(beta L(m))`` with the log-likelihood of thesis Eq. 2.49 *corrected*: the numerator is
     ``sigma sum_i m_i xi_i`` (the mean pre-activation, not ``w_i``), so
     ``L = sum_mu log H(-Delta_mu / sqrt(1 - q_star))``, ``Delta_mu = sigma_mu m.xi_mu/sqrt(N)``.
-    RS order parameters: ``q_m`` (overlap of two magnetization replicas), ``q_hat`` and
+
+    ``ansatz="rs"``: order parameters ``q_m`` (overlap of two magnetization replicas), ``q_hat`` and
     ``A = lambda + q_hat`` (``lambda`` enforces the spherical constraint), solving
     ``E_z<m^2> = q_star``, ``E_z<m>^2 = q_m``, ``q_hat = -2 alpha d/dq_m E_z log E_x H(u)^beta``
-    where ``<.>`` is the site measure ``exp(-A m^2/2 + sqrt(q_hat) z m)`` on [-1, 1].
-    ``q_star`` may be an array.  ``thermo`` holds the free entropy (per weight, Lebesgue
-    measure on the box) and the auxiliary overlaps ``t_s = E_z[<sign m><m>]`` and
-    ``M1 = E_z<|m|>`` used by :func:`stochastic_energy`.  Raises ConvergenceError where the
-    continued RS branch is unphysical (free entropy above log 2).
+    where ``<.>`` is the site measure ``exp(-A m^2/2 + sqrt(q_hat) z m)`` on [-1, 1].  ``thermo``
+    holds the free entropy (per weight, Lebesgue measure on the box) and the auxiliary overlaps
+    ``t_s = E_z[<sign m><m>]`` and ``M1 = E_z<|m|>`` used by :func:`stochastic_energy`;
+    ``replicon`` is the AT eigenvalue ``1 - alpha E[Var(m)^2] E[(d^2 log Z_x)^2]`` and
+    ``rs_stable`` its sign.
+
+    ``ansatz="1rsb"``: the one-step description of the equilibrium measure
+    (:mod:`statmech.franz_parisi.stochastic_1rsb`, on the RSB core): overlaps ``q0 < q1`` (different
+    / same state), conjugates, ``A`` and the Parisi parameter ``mu``; ``thermo['complexity']`` is the
+    complexity ``Sigma`` of the states and ``extra['phase']`` says which description holds:
+    ``"rs"`` (no 1RSB solution: ``q1 = q0``), ``"dynamical"`` (``mu = 1``, ``Sigma > 0``: the free
+    entropy is the RS one, the measure is split into states) or ``"static"`` (``Sigma(mu = 1) < 0``:
+    condensation, ``mu < 1`` and a lower free entropy).  ``rs_stable`` is None (the stability of
+    the 1RSB point itself is not computed).  A 1RSB solve takes about a minute.
+
+    Domain: ``alpha`` in (0, 5], ``q_star`` in (0, 1), ``beta`` in (0, 1000]; ``q_star`` may be an
+    array.  Raises ConvergenceError (naming alpha, q_star, beta) where the RS branch continued from
+    ``q_star = 0.3`` cannot be followed, or is unphysical (free entropy above log 2).
     """
     alpha, qs, beta = _check_sto(alpha, q_star, beta)
+    a, _ = check_ansatz(ansatz, ("rs", "1rsb"), function="stochastic_reference")
+    params = lambda q: {"alpha": alpha, "q_star": float(q), "beta": beta}
 
     def one(q, guess=None):
         r = _require_physical(_stochastic_reference(alpha, float(q), beta), "stochastic_reference")
-        return SaddlePoint("franz_parisi.stochastic_reference", {"alpha": alpha, "q_star": float(q), "beta": beta},
-                           r.order_params(), {"free_entropy": r.free_entropy}, True, r.residual, r.iterations)
+        if a == "rs":
+            rep = _sto_replicon(r)
+            return SaddlePoint("franz_parisi.stochastic_reference", params(q), r.order_params(),
+                               {"free_entropy": r.free_entropy}, True, r.residual, r.iterations, None, rep,
+                               bool(rep > 0), headline="free_entropy")
+        from .stochastic_1rsb import _solve_ref1
+        r1 = _solve_ref1(alpha, float(q), beta)
+        return SaddlePoint("franz_parisi.stochastic_reference", params(q), r1.order_params(),
+                           {"free_entropy": r1.free_entropy, "complexity": r1.complexity}, True, r1.residual,
+                           r1.iterations, None, None, None, {"phase": r1.phase}, ansatz="1rsb",
+                           headline="free_entropy")
 
     return vectorize_over(one, qs, model="franz_parisi.stochastic_reference")
 
@@ -318,6 +389,6 @@ def stochastic_energy(alpha, q_star, beta=20.0):
         E = _sto_energy_value(r)
         return SaddlePoint("franz_parisi.stochastic_energy", {"alpha": alpha, "q_star": float(q), "beta": beta},
                            r.order_params(), {"energy": E, "free_entropy": r.free_entropy}, True, r.residual,
-                           r.iterations, extra={"sigma_b^2": sig2})
+                           r.iterations, extra={"sigma_b^2": sig2}, headline="energy")
 
     return vectorize_over(one, qs, model="franz_parisi.stochastic_energy")

@@ -15,23 +15,25 @@ Ising perceptron (:func:`_stfp_setup`).  Derivation, numerics and values: ``docs
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..errors import ConvergenceError, check_range
+from ..result import check_ansatz, check_real
 from ..gaussian import tanh_sinh_rule, gauss_hermite, log_H, piecewise_nodes
 from ..saddle import SaddlePoint, newton, stack
 from ._common import _capped, _follow, _require_interior, _secant
 from ._equations import _STFP
 from ._quadrature import _nodes1
-from .reference import equilibrium_binary
-from .stochastic import _require_physical, _stochastic_reference
+from .reference import check_binary_alpha, equilibrium_binary
+from .stochastic import _pattern_zrule, _require_physical, _stochastic_reference
 
 _STFP_NZ = 40        # outer Gauss-Hermite order (reference's shared field z)
 _STFP_LEVEL = 4      # tanh-sinh level of the reference-side rules (m on [-1,0],[0,1]; x piecewise)
 _STFP_INNER = 4      # tanh-sinh level of the innermost piecewise rules (y, e) when a layer is sharp
 _STFP_GH = 48        # Gauss-Hermite order of the innermost rules (y, e) when the integrand is smooth
+_D_MIN = 0.005       # smallest distance of the documented domain (the continuation slows down below)
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,9 @@ class _StfpRef:
         self.PS, self.mS = _compress(PS, mS)
         self.zS = np.broadcast_to(zs[:, None], self.PS.shape).copy()
         self.sS = np.sign(self.mS)
-        # energetic: x piecewise around the layer of H(u)^beta
-        zs, wz = gauss_hermite(quad.nz)
+        # energetic: z piecewise around the layer of the pattern term at z = 0 (the reference's
+        # own outer rule, stochastic._pattern_zrule), x piecewise around the layer of H(u)^beta
+        zs, wz = _pattern_zrule(r.q_m, q_star, beta, quad.zlevel)
         s = math.sqrt(q_star - r.q_m)
         bx = -math.sqrt(r.q_m) * zs / s
         xs, wx = _nodes1(bx, quad.level)
@@ -311,7 +314,7 @@ def _stfp_march(ref, x_typ, p_typ, targets, max_step=0.2, terms=None):
     return sols
 
 
-def stochastic_perceptron(alpha, d, q_star, beta=20.0):
+def stochastic_perceptron(alpha, d, q_star, beta=20.0, ansatz="rs"):
     r"""RS Franz--Parisi entropy of Ising solutions around ``sign(m)``, the binarized
     configuration of the stochastic perceptron at equilibrium (thesis Eqs. 2.55--2.56 with the
     reference measure of Eq. 2.53, corrected as in :func:`stochastic_reference`; the curves
@@ -332,13 +335,23 @@ def stochastic_perceptron(alpha, d, q_star, beta=20.0):
     [-1, 1], ``<.>_{x|z}`` the reference pattern measure ``H(u)^beta Dx``,
     ``s_v^2 = q1 - t^2/q_m - (R - t)^2/(q_star - q_m)``.
 
+    ``ansatz="1rsb"`` draws the reference from the one-step description of the equilibrium measure
+    (:func:`stochastic_reference` with ``ansatz="1rsb"``).  Where that measure is RS or in the
+    dynamical phase (``mu = 1``) the FP functional on the 1RSB reference *is* the RS one above (the
+    ``z1`` integrals can be done exactly and the overlaps with the own state drop out: derived in
+    docs/franz_parisi.md, tested to 1e-11), so the numbers are those of ``ansatz="rs"`` and
+    ``extra`` carries the reference's ``q1``, ``mu``, complexity and phase.  Where it condenses
+    (``mu < 1``; at alpha = 0.55, beta = 20 for 0.870 < q_star < 0.898) the nine-parameter
+    functional of :mod:`statmech.franz_parisi.stochastic_fp_1rsb` is solved (minutes per curve).
+
     Parameters
     ----------
-    alpha : load in (0, 0.83) (the Ising constrained system must have solutions)
-    d : float or array in (0, 0.5], Hamming distance from sign(m)
-    q_star : in (0, 1); the RS reference is physical only up to q_star ~ 0.8 at alpha = 0.55,
-        beta = 20 (ConvergenceError beyond; see docs)
-    beta : inverse temperature of the reference, > 0
+    alpha : load in (0, alpha_KM) (0.8330786: the Ising constrained system must have solutions)
+    d : float or array in [0.005, 0.5], Hamming distance from sign(m)
+    q_star : in (0, 1); the reference must be physical (free entropy below log 2: true on the whole
+        range at alpha = 0.55, beta = 20; ConvergenceError otherwise)
+    beta : inverse temperature of the reference, in (0, 1000]
+    ansatz : "rs" or "1rsb" (the reference's ansatz; the constrained system is RS)
 
     Returns
     -------
@@ -348,10 +361,25 @@ def stochastic_perceptron(alpha, d, q_star, beta=20.0):
     parameters above and the reference's ``q_m, q_hat, A``; ``hessian_eigenvalues`` of the
     RS functional (its analytic sympy Hessian, :func:`_stfp_hess`), ``extra['margins']``.
     """
-    alpha = float(check_range("alpha", alpha, 0.0, 0.83, lo_open=True))
+    for name, v in (("alpha", alpha), ("d", d), ("q_star", q_star), ("beta", beta)):
+        check_real(name, v, function="stochastic_perceptron")
+    alpha = float(check_range("alpha", alpha, 0.0, lo_open=True))
     beta = float(check_range("beta", beta, 0.0, 1e3, lo_open=True))
     q_star = float(check_range("q_star", q_star, 0.0, 1.0, lo_open=True, hi_open=True))
-    check_range("d", d, 0.0, 0.5, lo_open=True)
+    check_range("d", d, _D_MIN, 0.5)
+    a, _ = check_ansatz(ansatz, ("rs", "1rsb"), function="stochastic_perceptron")
+    check_binary_alpha(alpha, 0.0, "stochastic_perceptron")
+    if a == "1rsb":
+        from .stochastic_1rsb import _solve_ref1
+        r1 = _solve_ref1(alpha, q_star, beta)
+        info1 = {"reference_phase": r1.phase, "reference_q1": r1.q1, "reference_mu": r1.mu,
+                 "reference_complexity": r1.complexity}
+        if r1.phase == "static":
+            return _static_result(alpha, d, q_star, beta, r1, info1)
+        res = stochastic_perceptron(alpha, d, q_star, beta)
+        note = ("the 1RSB reference has no states (q1 = q0): RS" if r1.phase == "rs" else
+                "dynamical 1RSB reference (mu = 1): the FP functional reduces exactly to the RS one")
+        return replace(res, ansatz="1rsb", extra={**res.extra, **info1, "note": note})
     d_arr = np.asarray(d, dtype=float)
     flat = d_arr.ravel()
     ref, x_typ, p_typ, S_typ, S_eq = _stfp_setup(alpha, q_star, beta)
@@ -380,7 +408,38 @@ def stochastic_perceptron(alpha, d, q_star, beta=20.0):
                                {"entropy": float(S), "entropy_equilibrium": float(S_eq), "d_typical": float(d_typ),
                                 "dS_dd": float(2 * x[6])},
                                True, float(max(resid, np.max(np.abs(g)))), int(its),
-                               eig, None, None, {"margins": margins}))
+                               eig, None, None, {"margins": margins}, headline="entropy"))
+    if d_arr.ndim == 0:
+        return res[0]
+    return stack(res, d_arr.shape, model="franz_parisi.stochastic_perceptron")
+
+
+def _static_result(alpha, d, q_star, beta, r1, info1):
+    """``stochastic_perceptron(ansatz="1rsb")`` on a condensed reference (mu < 1): the nine-parameter
+    functional of :mod:`.stochastic_fp_1rsb`."""
+    from .stochastic_fp_1rsb import NAMES9, fp1_functional, static_fp
+    d_arr = np.asarray(d, dtype=float)
+    flat = d_arr.ravel()
+    p_all = [float(1 - 2 * dd) for dd in flat]
+    tabs, (x_typ, p_typ, S_typ), sols = static_fp(alpha, p_all, q_star, beta, r1)
+    S_eq = equilibrium_binary(alpha).thermo["entropy"]
+    res = []
+    for dd, pp in zip(flat, p_all):
+        if pp == p_typ:
+            x, resid, its = x_typ, 0.0, 0
+        else:
+            info = sols[pp]
+            x, resid, its = info.x, info.residual, info.iterations
+        S, g, H = fp1_functional(x, pp, tabs, alpha)
+        order = dict(zip(NAMES9, map(float, x)))
+        order.update(r1.order_params())
+        res.append(SaddlePoint("franz_parisi.stochastic_perceptron",
+                               {"alpha": alpha, "d": float(dd), "q_star": q_star, "beta": beta}, order,
+                               {"entropy": float(S), "entropy_equilibrium": float(S_eq),
+                                "d_typical": float((1 - p_typ) / 2), "dS_dd": float(2 * x[-1])},
+                               True, float(max(resid, np.max(np.abs(g)))), int(its), np.linalg.eigvalsh(H), None,
+                               None, {**info1, "note": "condensed 1RSB reference (mu < 1): nine-parameter FP"},
+                               ansatz="1rsb", headline="entropy"))
     if d_arr.ndim == 0:
         return res[0]
     return stack(res, d_arr.shape, model="franz_parisi.stochastic_perceptron")

@@ -72,6 +72,12 @@ class Channel(ABC):
     def tabulate(self, h0, d, n, s2_or_p, y):
         """(F, dF/d s2_or_p, dF/dy) on ``h0 + d*arange(n)``."""
 
+    def terminal_scale(self, p):
+        """(non-frozen channels) A lower bound on ``1/|f''|`` of the terminal at ``p = 1 - q_k``,
+        the curvature scale the lattice spacings follow (``p`` for the ``log H`` and Ising
+        terminals)."""
+        return p
+
 
 @dataclass(frozen=True)
 class HingeFrozen(Channel):
@@ -101,8 +107,15 @@ class AbsFrozen(Channel):
 
 @dataclass(frozen=True)
 class LogHTerminal(Channel):
-    """Perceptron family at finite alpha: ``f(q_k, h) = log H((kappa - h)/sqrt(1 - q_k))``."""
+    """Perceptron family at finite alpha: ``f(q_k, h) = beta log H((kappa - h)/sqrt(1 - q_k))``.
+
+    ``beta = 1`` (default): the uniform measure on solutions.  ``beta < inf``: the Gibbs weight
+    ``H(.)^beta`` of a soft likelihood (the stochastic perceptron of Baldassi et al. 2018 with
+    ``1 - q_k`` the fixed variance ``1 - q*``); there ``q_k = q*`` is the self-overlap, not a
+    breakpoint, and the step ``q_{k-1} -> q_k`` has Parisi parameter 1 (docs/rsb.md section 11).
+    """
     kappa: float
+    beta: float = 1.0
     concave = True   # log H is concave
 
     @property
@@ -111,10 +124,15 @@ class LogHTerminal(Channel):
 
     @property
     def curvature_scale(self):
-        return 0.0  # 1/|f''| <= p: set from p in make_lattice
+        return 0.0  # 1/|f''| <= p/beta: set from p in make_lattice (terminal_scale)
+
+    def terminal_scale(self, p):
+        return p / self.beta  # |d^2/du^2 log H| <= 1
 
     def tabulate(self, h0, d, n, p, y):
         F, Fp = channels.logh_terminal(h0, d, n, p, self.kappa)
+        if self.beta != 1.0:
+            F, Fp = self.beta * F, self.beta * Fp
         return F, Fp, np.zeros_like(F)
 
 
@@ -175,7 +193,7 @@ def make_lattice(q, m, channel, *, res=1.0, span=H_SPAN):
     if channel.frozen:
         lam = channel.curvature_scale
     else:
-        lam = 1.0 - q[k]
+        lam = channel.terminal_scale(1.0 - q[k])
     lam_i = np.empty(nl)
     for i in range(nl - 1, -1, -1):
         lam_i[i] = lam
@@ -248,11 +266,17 @@ def _tail_ranges(q, m, channel, s2, delta, strides, J):
 # --------------------------------------------------------------------------- the average
 @dataclass(frozen=True)
 class KStepAverage:
-    """Value of (K1) and its gradient: ``dq`` (len k+1) and ``dm`` (len k)."""
+    """Value of (K1) and its gradient: ``dq`` (len k+1) and ``dm`` (len k).
+
+    ``top`` (with the gradient): ``(h0, d, P)``, the sensitivity ``P[j] = dPhi/df_top(h_j)`` of the
+    value to the innermost level on its lattice ``h_j = h0 + j d`` (the tilted measure of the
+    Parisi solution there, total mass 1): the derivative with respect to any further parameter
+    ``a`` of the channel is ``P @ df_top/da`` on that lattice."""
     value: float
     dq: np.ndarray
     dm: np.ndarray
     lattice: Lattice
+    top: tuple = None
 
 
 def kstep_average(q, m, channel, *, lattice=None, res=1.0, grad=True):
@@ -293,7 +317,9 @@ def kstep_average(q, m, channel, *, lattice=None, res=1.0, grad=True):
                                                        _lattice.GAUSS_L, grad, bool(channel.concave))
     dq = np.zeros(k + 1)
     dm = np.zeros(k)
+    top = None
     if grad:
+        top = (h0, st * lat.delta, P)
         # s2_i = q_i - q_{i-1}
         for i in range(nl):
             dq[i] += g_s2[i]
@@ -306,7 +332,7 @@ def kstep_average(q, m, channel, *, lattice=None, res=1.0, grad=True):
             dm[k - 1] = float(P @ Fy)
         else:                # p = 1 - q_k
             dq[k] -= ga
-    return KStepAverage(float(val), dq, dm, lat)
+    return KStepAverage(float(val), dq, dm, lat, top)
 
 
 # --------------------------------------------------------------------------- entropic terms
