@@ -84,7 +84,7 @@ def _baseline(K, fns):
 
 
 def run():
-    from statmech.scm import scm_transitions
+    from statmech.scm.advanced import scm_transitions
     K = 5
     out = {}
 

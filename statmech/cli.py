@@ -150,10 +150,16 @@ def emit_result(args, data: dict, result, text: str | None = None):
     stable = result.rs_stable
     data = {**data, "rs_stable": stable, "ansatz": result.ansatz}
     if result.ansatz == "rs" and stable is not None and not np.all(stable):
-        where = "" if np.ndim(stable) == 0 else f" at {int(np.size(stable) - np.count_nonzero(stable))} of {np.size(stable)} points"
-        print(f"statmech: note: the replica-symmetric solution is unstable (negative replicon or beyond the AT line){where}; "
-              "the RS numbers are not those of the typical state", file=sys.stderr)
+        _rs_note("" if np.ndim(stable) == 0 else f" at {int(np.size(stable) - np.count_nonzero(stable))} of "
+                 f"{np.size(stable)} points")
     return emit(args, data, text)
+
+
+def _rs_note(where):
+    """The one-line stderr note for a replica-symmetric result with ``rs_stable`` false."""
+    print(f"statmech: note: rs_stable is false{where}: the replica-symmetric solution is unstable "
+          "(a negative replicon or Hessian eigenvalue, see 'stability'); its numbers are not those of "
+          "the typical state", file=sys.stderr)
 
 
 def emit_results(args, results, text=None, *, extra=None, null_reasons=None, omit=()):
@@ -180,9 +186,7 @@ def emit_results(args, results, text=None, *, extra=None, null_reasons=None, omi
     unstable = [r for r in rs if getattr(r, "ansatz", None) == "rs" and getattr(r, "rs_stable", None) is not None
                 and not np.all(r.rs_stable)]
     if unstable:
-        print("statmech: note: the replica-symmetric solution is unstable (negative replicon or beyond the AT "
-              f"line){'' if len(rs) == 1 else f' for {len(unstable)} of {len(rs)} results'}; the RS numbers are "
-              "not those of the typical state", file=sys.stderr)
+        _rs_note("" if len(rs) == 1 else f" for {len(unstable)} of {len(rs)} results")
     head = {"command": getattr(args, "command_name", None)}
     data = {**head, **recs[0], **(extra or {})} if not many else {**head, "results": recs, **(extra or {})}
     return emit(args, data, text, null_reasons=null_reasons)

@@ -19,7 +19,8 @@ from statmech.result import PROTOCOL, REPR_LIMIT, Result
 
 # the API modules whose names are classified here (the others follow as they join the protocol)
 MODULES = ["statmech.perceptron", "statmech.perceptron.advanced", "statmech.rsb", "statmech.activations",
-           "statmech.continuation", "statmech.simulate", "statmech.glm", "statmech.glm.advanced"]
+           "statmech.continuation", "statmech.simulate", "statmech.scm", "statmech.scm.advanced",
+           "statmech.glm", "statmech.glm.advanced"]
 
 P = "statmech.perceptron."
 SAMPLES = {
@@ -54,6 +55,20 @@ SAMPLES = {
     "statmech.continuation.continue_point": lambda m: m.continue_point(
         _fold_two(m), m.trace(_fold_two(m), -1.0, 1.0, ds=0.05).points("fold")[0], "a", 0.8, 1.2, ds=0.05),
 }
+
+# ---- statmech.scm: one cheap call per result-returning function (numba kernels cached)
+M_ = "statmech.scm."
+SAMPLES.update({
+    M_ + "free_energy": lambda m: m.free_energy(10.0, 5, 0.5, 0.1, 0.0, derivatives=True),
+    M_ + "equilibria": lambda m: m.equilibria(10.0, 2)[0],
+    M_ + "learning_curve": lambda m: m.learning_curve(2, "erf", [1.0, 30.0]),
+    M_ + "transitions": lambda m: m.transitions(2),
+    M_ + "single_unit": lambda m: m.single_unit(2.0),
+    M_ + "large_alpha": lambda m: m.large_alpha(5),
+    M_ + "online": lambda m: m.online(2, 2, "erf", 0.5, [0.0, 1.0], Q0=0.3 * np.eye(2), R0=[[1e-3, 0.0], [0.0, 2e-3]]),
+    M_ + "online_plateau": lambda m: m.online_plateau(2, 2, "erf", 0.5),
+    M_ + "online_asymptotics": lambda m: m.online_asymptotics(2, 2, "erf"),
+})
 
 
 def _fold_problem(m):
@@ -210,6 +225,26 @@ NOT_SOLVERS = {
                                             "binary_teacher_student")
        for w in ("free_entropy", "gradient", "hessian", "residual")},
 }
+NOT_SOLVERS.update({M_ + n: "a result class (sampled through the function that returns it)" for n in (
+    "FreeEnergy", "Branch", "LearningCurve", "Transitions", "LargeAlpha", "OnlineTrajectory", "OnlinePlateau",
+    "OnlineAsymptotics")})
+NOT_SOLVERS.update({
+    M_ + "PlateauPassage": "the plateau passage held by OnlineTrajectory.plateau",
+    M_ + "ACTIVATIONS": "a constant (the names of the closed-form activations)",
+    M_ + "Activation": "a resolved activation (pair moment m(rho) and its constants)",
+    M_ + "activation_info": "resolves an activation (an Activation)",
+    M_ + "pair_moment": "a closed form or quadrature of m(rho) (numbers)",
+    M_ + "generalization_error": _FUNCTIONAL, M_ + "entropy": _FUNCTIONAL,
+    M_ + "scm_lines": "the continuation engine's lines in the (K, alpha) plane (a dict of curves)",
+    M_ + "advanced.full_hessian": _FUNCTIONAL,
+    M_ + "advanced.infinite_K_branch": "a closed form alpha(R) at K = inf (a dict of arrays)",
+    M_ + "advanced.alpha_of_R_single_unit": "a closed form alpha(R) at K = 1 (numbers)",
+    M_ + "advanced.continuation_problem": "a continuation problem (input of statmech.continuation)",
+    M_ + "advanced.scm_problem": "a continuation problem (input of statmech.continuation)",
+    M_ + "advanced.scm_transitions": "the engine's full analysis (a dict); scm.transitions returns the result",
+    M_ + "advanced.scm_point": "one point of the sweep scm_grid (a JSON-ready dict)",
+    M_ + "advanced.scm_grid": "a checkpointed sweep over K (a list of JSON-ready dicts)",
+})
 _RSB_BUILDING_BLOCKS = ("Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "Lattice", "KStepAverage",
                         "MinimizeInfo", "kstep_average", "make_lattice", "spherical_entropic", "ising_entropic_t0",
                         "fd_hessian", "Problem", "KStepSolution", "ParisiSolution", "graded_grid", "richardson",
@@ -347,6 +382,7 @@ def test_advanced_namespaces_are_documented():
         sys.path.pop(0)
     if conf is not None:
         assert "statmech.perceptron.advanced" in conf.api_modules()
+        assert "statmech.scm.advanced" in conf.api_modules()
 
 
 # --------------------------------------------------------------------------- the protocol
@@ -430,6 +466,22 @@ def test_moved_names_warn_and_work():
     assert f is P_.advanced.jamming_kstep
     with pytest.warns(DeprecationWarning, match="binary_storage\\(alpha, kappa, ansatz='1rsb'\\)"):
         assert P_.binary_storage_1rsb is P_.advanced.binary_storage_1rsb
+
+
+def test_scm_moved_names_warn_and_work():
+    import statmech.scm as S_
+    for name in S_.advanced.__all__:
+        with pytest.warns(DeprecationWarning, match=f"statmech.scm.advanced.{name}"):
+            f = getattr(S_, name)
+        assert f is getattr(S_.advanced, name)
+
+
+def test_scm_learning_curve_repr_is_bounded():
+    import statmech.scm as S_
+    lc = S_.learning_curve(5, "erf", np.linspace(0.0, 1e4, 101))
+    assert len(repr(lc)) < REPR_LIMIT
+    d = lc.to_dict()
+    assert json.loads(json.dumps(d, allow_nan=False)) == d
 
 
 def test_simulate_reexports_exactly_its_submodules_public_names():

@@ -45,6 +45,7 @@ INVOCATIONS = {
     "phase-diagram scm": ["--activation", "relu", "--K", "2:4"],
     "scm curve": ["--K", "2", "--activation", "relu", "--alpha-max", "12", "--n", "3"],
     "scm equilibria": ["--alpha", "2", "--K", "2", "--activation", "relu"],
+    "scm large-alpha": ["--K", "5", "--activation", "relu"],
     "scm free-energy": ["--alpha", "2", "--R", "0.5", "--S", "0.1", "--C", "0.1", "--K", "2", "--activation", "relu"],
     "scm mc": ["--alpha", "1", "--K", "2", "--N", "20", "--chains", "2", "--sweeps", "10"],
     "scm online": ["--K", "2", "--M", "2", "--lr", "1", "--t-max", "10", "--n", "3"],
@@ -67,15 +68,16 @@ INVOCATIONS = {
 PENDING_SUBCOMMANDS = {
     "committee capacity", "committee ladder", "committee storage",
     "franz-parisi crossing", "franz-parisi entropy", "franz-parisi stochastic", "franz-parisi stochastic-energy",
-    "phase-diagram perceptron", "phase-diagram scm",
-    "scm curve", "scm equilibria", "scm free-energy", "scm mc", "scm online", "scm online-asymptotics",
-    "scm online-plateau", "scm transitions",
 }
 
 # Subcommands that compute no solver result, with the reason; their JSON has "command" and their
 # own keys, no protocol record.
 NOT_RESULTS = {
     "figures": "writes image files; --json lists the files and the seconds per group (--list: the groups)",
+    "phase-diagram perceptron": "lines of the continuation engine (curves with their special points), not one solver "
+                                "result; --json has command, model, the lines and the table",
+    "phase-diagram scm": "lines of the continuation engine (curves with their special points) and the table at "
+                         "integer K, not one solver result; --json has command, model, the lines and the table",
 }
 
 # option destinations that name an enumeration: they must have ``choices=``

@@ -325,7 +325,7 @@ def _mp_coexistence(activation, K, x1, x2, p):
     ("erf", 5.0, "alpha_s", 44.3378030, 6e-8)])
 def test_scm_published_transitions_from_free_energy(activation, K, key, published, tol):
     """The engine on the SCM free energy alone reproduces the published digits."""
-    from statmech.scm import scm_transitions
+    from statmech.scm.advanced import scm_transitions
     tr = scm_transitions(K, activation)
     assert tr["order"] == ("second" if K == 2 else "first")
     assert tr[key] == pytest.approx(published, abs=tol)
@@ -335,7 +335,7 @@ def test_scm_published_transitions_from_free_energy(activation, K, key, publishe
 @pytest.mark.slow
 @pytest.mark.parametrize("activation,K,alpha_c", [("erf", 2.0, 23.675957245), ("relu", 2.0, 6.0940738933)])
 def test_scm_k2_continuous_transition_from_free_energy(activation, K, alpha_c):
-    from statmech.scm import scm_transitions
+    from statmech.scm.advanced import scm_transitions
     tr = scm_transitions(K, activation)
     assert tr["order"] == "second"
     bp = tr["points"]["bp"]
@@ -349,7 +349,7 @@ def test_scm_k2_continuous_transition_from_free_energy(activation, K, alpha_c):
 def test_scm_first_order_transitions_from_free_energy(activation, K):
     """alpha_s (fold), alpha_c (coexistence), alpha_d (branch point) against mpmath solutions of the
     independent systems; erf K = 5 alpha_s = 44.3378030 (published digits)."""
-    from statmech.scm import scm_transitions
+    from statmech.scm.advanced import scm_transitions
     tr = scm_transitions(K, activation)
     assert tr["order"] == "first" and tr["alpha_s"] < tr["alpha_c"] < tr["alpha_d"]
     pts = tr["points"]
@@ -402,7 +402,7 @@ def test_phase_diagram_cli_rejects_bad_ranges(capsys):
 def test_scm_lines_in_continuous_K_match_direct_analysis():
     """alpha_s, alpha_c, alpha_d continued in K from K = 5 down to the non-integer K = 2.5 agree
     with a fresh one-parameter analysis at K = 2.5 (two independent paths, 1e-8)."""
-    from statmech.scm import scm_problem, scm_transitions
+    from statmech.scm.advanced import scm_problem, scm_transitions
     t5 = scm_transitions(5.0, "erf")
     t25 = scm_transitions(2.5, "erf")
     prob = scm_problem(5.0, "erf")
@@ -413,7 +413,7 @@ def test_scm_lines_in_continuous_K_match_direct_analysis():
 
 
 def test_scm_grid_sweep_matches_direct(tmp_path):
-    from statmech.scm import scm_grid, scm_transitions
+    from statmech.scm.advanced import scm_grid, scm_transitions
     from statmech.sweep import load
     res = scm_grid("erf", [2, 3], tmp_path / "grid.json", executor="serial", progress=False)
     pts, stored = load(tmp_path / "grid.json")

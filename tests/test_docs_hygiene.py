@@ -23,25 +23,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # Files that still carry such references; they are being rewritten in other branches.
 PENDING = {
     "README.md",
-    "benchmarks/bench_scm.py",
     "docs/committee.md",
     "docs/franz_parisi.md",
     "docs/rsb.md",
-    "docs/scm.md",
-    "statmech/commands/phase_diagram.py",
-    "statmech/figures/scm.py",
     "statmech/franz_parisi/__init__.py",
     "statmech/franz_parisi/binary.py",
-    "statmech/scm/__init__.py",
-    "statmech/scm/_activation.py",
-    "statmech/scm/_engine.py",
-    "statmech/scm/_equations.py",
-    "statmech/scm/_equilibria.py",
-    "statmech/scm/_free_energy.py",
-    "statmech/scm/_full_space.py",
-    "statmech/scm/_learning_curve.py",
-    "statmech/scm/_single_unit.py",
-    "statmech/scm/_transitions.py",
 }
 
 # generated at documentation build time from the files checked here (see docs/conf.py)

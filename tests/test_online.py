@@ -171,6 +171,33 @@ def test_symmetric_pattern_sums_equal_the_full_right_hand_side(code):
         assert np.abs(o2 - ref).max() < 1e-14 and e_sym == pytest.approx(e_full, abs=1e-15)
 
 
+def test_fast_arcsine_against_mpmath():
+    import mpmath as mp
+    from statmech.scm._online_erf import asin_array
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(-1, 1, 4000), 1 - rng.uniform(0, 1e-6, 200), -1 + rng.uniform(0, 1e-6, 200),
+                        rng.uniform(-1e-8, 1e-8, 200), [0.0, 0.5, -0.5, 1.0, -1.0, 0.25, np.nextafter(0.5, 0)]])
+    out = np.empty_like(x)
+    asin_array(x, out)
+    with mp.workprec(120):
+        ulps = [abs(float((mp.mpf(o) - mp.asin(mp.mpf(v))) / math.ulp(math.asin(v)))) if v != 0 else abs(o) / 5e-324
+                for v, o in zip(x, out)]
+    assert max(ulps) < 2.5                       # the docstring's bound (fdlibm's rational approximation)
+
+
+@pytest.mark.parametrize("K, M", [(4, 3), (6, 6), (5, 9)])
+def test_fused_erf_right_hand_side_equals_the_scalar_loops(K, M):
+    """The tiled, vectorized erf right-hand side (used at K >= 4) against the element-by-element one
+    (itself checked by the independent trajectory values below), at a generic covariance, a != b and noise."""
+    from statmech.scm._online_erf import rhs_full_erf
+    C = _rand_cov(K + M, np.random.default_rng(K + 10 * M))
+    n = K * (K + 1) // 2 + K * M
+    o1, o2 = np.empty(n), np.empty(n)
+    rhs_full_erf(C, K, M, 0.9, 1.2, 0.7, 0.3, o1)
+    O._rhs_full_erf(C, K, M, 0.9, 1.2, 0.7, 0.3, o2)
+    assert np.abs(o1 - o2).max() <= 1e-13 * np.abs(o2).max()
+
+
 def test_normalized_convention_is_saad_solla_at_lr_over_K_for_K_equal_M():
     """delta^norm = a^2 g'(x)((b/a) sum g(y) - sum g(x)): for K = M, normalized(lr) = saad-solla(lr/K)
     on the same time axis and eps_g^norm = eps_g^SS / K (docs/online.md)."""
@@ -304,6 +331,24 @@ def test_relu_plateau_and_asymptotics():
     assert math.isinf(p.identical_students.escape_rate)       # not differentiable across Q = C
     a = scm.online_asymptotics(2, 2, "relu")
     assert a.lr_max == pytest.approx(3 - math.sqrt(3), rel=1e-13)
+
+
+@pytest.mark.parametrize("K, M, convention, lr", [(2, 2, "saad-solla", 0.5), (3, 2, "normalized", 0.01),
+                                                   (3, 2, "normalized", 1.0), (2, 3, "normalized", 1e-3)])
+def test_linear_plateau_is_the_point_of_the_fixed_line_reached_from_the_start(K, M, convention, lr):
+    """Linear g: SGD moves every student by the same vector, so Q - C = 0.1 (the start's) is conserved;
+    without noise delta = 0 at the fixed point: a K R = b, a (Q + (K - 1) C) = b M R (T = I).  The
+    Jacobian is singular along the fixed line; the error estimate must stay finite and small."""
+    a, b = (1.0, 1.0) if convention == "saad-solla" else (K ** -0.5, M ** -0.5)
+    p = scm.online_plateau(K, M, "linear", lr, convention=convention)
+    R = b / (a * K)
+    Q = (b * M * R / a + (K - 1) * 0.1) / K
+    assert p.R == pytest.approx(R, abs=1e-13) and p.Q == pytest.approx(Q, abs=1e-13)
+    assert p.Q - p.C == pytest.approx(0.1, abs=1e-14) and abs(p.eps_g) < 1e-14
+    assert 0.0 <= p.error < 1e-12 and abs(p.escape_rate) < 1e-9
+    assert p.identical_students.error < 1e-12
+    with pytest.raises(ConvergenceError, match="not a covariance"):      # beyond lr_max = 2/K = 2/3 (eps_g < 0)
+        scm.online_plateau(3, 3, "linear", 3.0, noise=0.1)
 
 
 def test_linear_asymptotics_closed_form():
@@ -498,6 +543,72 @@ def test_overlap_chain_and_direct_sgd_agree_with_the_ode():
         res[method] = s
     a, b = res["overlaps"], res["direct"]
     assert np.all(np.abs(a.eps_g_mean - b.eps_g_mean)[1:] <= 4 * np.hypot(a.eps_g_err, b.eps_g_err)[1:])
+
+
+def _paired_differences(N, n_seeds, alphas, method):
+    """eps_g of each SGD run minus the ODE from the run's own initial overlaps (erf, K = M = 2, lr = 0.5)."""
+    from statmech.simulate import online_sgd
+    s = online_sgd(2, 2, "erf", 0.5, alphas, N=N, n_seeds=n_seeds, method=method, executor="serial", progress=False,
+                   seed=N)
+    ode = np.array([scm.online(2, 2, "erf", 0.5, alphas, Q0=s.Q0[j], R0=s.R0[j], estimate_error=False).eps_g
+                    for j in range(s.n_seeds)])
+    return (s.eps_g - ode)[:, 1:]
+
+
+def _check_three_n(Ns, n_seeds, alphas, method):
+    """At each N the mean paired difference is within 4 standard errors (before the plateau exit:
+    the runs are still on the plateau at alpha = alphas[-1]), and its spread shrinks like N^-1/2
+    (the O(N^-1/2) fluctuations of the overlaps; the ratio is checked within a factor 2)."""
+    spread = []
+    for N in Ns:
+        d = _paired_differences(N, n_seeds, alphas, method)
+        se = d.std(0, ddof=1) / math.sqrt(n_seeds)
+        assert np.all(np.abs(d.mean(0)) <= 4 * se), (N, d.mean(0), se)
+        spread.append(d.std(0, ddof=1).mean())
+    expect = math.sqrt(Ns[-1] / Ns[0])
+    assert 0.5 * expect <= spread[0] / spread[-1] <= 2.0 * expect, spread
+
+
+def test_sgd_agrees_with_the_ode_within_error_bars_at_three_n():
+    """The exact overlap chain (same law as the N-dimensional SGD, checked above and in the slow
+    test below) at N = 500, 2000, 10^4, 12 seeds each, alpha up to 20: the approach to the plateau
+    (for these random starts the ODE enters it at alpha ~ 35-70 and leaves it, eps_g 1 % below its
+    height, at alpha ~ 50-160; the runs escape, eps_g at half the height, at alpha ~ 110-230)."""
+    _check_three_n((500, 2000, 10000), 12, [0.0, 2.0, 8.0, 20.0], "overlaps")
+
+
+@pytest.mark.slow
+def test_direct_sgd_agrees_with_the_ode_within_error_bars_at_three_n():
+    """The same with the N-dimensional weights (O(N K) per step): N = 500, 1000, 2000, 16 seeds."""
+    _check_three_n((500, 1000, 2000), 16, [0.0, 5.0, 20.0, 40.0], "direct")
+
+
+_SAMPLES = {
+    "online": lambda: scm.online(2, 2, "erf", 0.5, [0.0, 10.0, 300.0], Q0=0.2 * np.eye(2),
+                                 R0=1e-3 * np.array([[1.0, -0.5], [0.3, 0.8]])),
+    "online_plateau erf": lambda: scm.online_plateau(2, 2, "erf", 0.5),
+    "online_plateau relu": lambda: scm.online_plateau(2, 2, "relu", 0.2),
+    "online_plateau linear": lambda: scm.online_plateau(3, 2, "linear", 0.5, convention="normalized"),
+    "online_asymptotics": lambda: scm.online_asymptotics(2, 2, "erf"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SAMPLES))
+def test_online_results_follow_the_result_protocol(name):
+    """The checks of tests/test_api.py (statmech.Result protocol) for the online results."""
+    from statmech.result import PROTOCOL, REPR_LIMIT, Result
+    r = _SAMPLES[name]()
+    assert isinstance(r, Result) and all(hasattr(r, f) for f in PROTOCOL)
+    assert np.all(r.converged) and r.ansatz == "-"
+    err = np.asarray(r.error, dtype=float)
+    assert np.all(np.isfinite(err)) and np.all(err >= 0), r.error
+    if r.stability is not None:
+        assert np.all(np.isfinite(np.asarray(r.stability, dtype=float)))
+    assert int(np.max(r.iterations)) >= 0 and np.all(np.asarray(r.residual, dtype=float) >= 0)
+    assert len(repr(r)) < REPR_LIMIT and isinstance(r._repr_html_(), str)
+    d = r.to_dict()
+    assert json.loads(json.dumps(d, allow_nan=False)) == d and set(PROTOCOL) <= set(d)
+    assert np.all(np.isfinite(np.asarray(r.headline_value(), dtype=float)))
 
 
 def test_cli_online(capsys):

@@ -175,7 +175,7 @@ def test_full_space_blocks_match_full_hessian_and_gradient_vanishes():
     K, a = 4, 50.0
     eq = scm.equilibria(a, K, "erf")
     for p in eq:
-        g, Hm = scm.full_hessian(a, K, p.R, p.S, p.C, "erf")
+        g, Hm = scm.advanced.full_hessian(a, K, p.R, p.S, p.C, "erf")
         assert np.max(np.abs(g)) < 1e-8  # site-symmetric stationary points are stationary in full space
         full = np.sort(np.linalg.eigvalsh(Hm))
         blocks = p.full_space_blocks
@@ -310,9 +310,9 @@ def test_learning_curve_relu_K10_large_alpha_and_speed():
 # --------------------------------------------------------------- K = 1
 def test_single_unit_inverse_curves_and_asymptotics():
     R = np.array([0.1, 0.5, 0.9, 0.999])
-    np.testing.assert_allclose(scm.alpha_of_R_single_unit(R, "erf"),
+    np.testing.assert_allclose(scm.advanced.alpha_of_R_single_unit(R, "erf"),
                                np.pi * R * np.sqrt(4 - R * R) / (2 * (1 - R * R)), rtol=1e-13)
-    np.testing.assert_allclose(scm.alpha_of_R_single_unit(R, "relu"),
+    np.testing.assert_allclose(scm.advanced.alpha_of_R_single_unit(R, "relu"),
                                4 * np.pi * R / ((1 - R * R) * (np.pi + 2 * np.arcsin(R))), rtol=1e-13)
     for act in ("erf", "relu"):
         s = scm.single_unit([1e4, 1e5], act)
@@ -367,7 +367,7 @@ def test_anti_specialized_state_is_a_saddle_in_the_full_space():
     K, a = 5, 70.0
     p = [q for q in scm.equilibria(a, K, "erf") if q.branch == "anti-specialized"][0]
     assert p.site_symmetric_stable and not p.full_space_stable
-    g, Hm = scm.full_hessian(a, K, p.R, p.S, p.C, "erf")
+    g, Hm = scm.advanced.full_hessian(a, K, p.R, p.S, p.C, "erf")
     w, V = np.linalg.eigh(Hm)
     v = V[:, 0]
     Rm, Qm = site_symmetric(K, p.R, p.S, p.C)
@@ -409,8 +409,10 @@ def test_cli_transitions_json_and_bad_argument(capsys):
     from statmech.cli import main
     assert main(["scm", "transitions", "--K", "2", "inf", "--method", "direct", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["transitions"][0]["alpha_c"] == pytest.approx(23.675957245, rel=1e-9)
-    assert d["transitions"][1]["alpha_s"] == pytest.approx(60.9926164267, rel=1e-9)
+    assert d["command"] == "scm transitions" and d["results"][0]["converged"] is True
+    assert d["results"][0]["alpha_c"] == pytest.approx(23.675957245, rel=1e-9)
+    assert d["results"][1]["alpha_s"] == pytest.approx(60.9926164267, rel=1e-9)
+    assert d["results"][1]["K"] is None and d["results"][1]["alpha_d"] is None and "alpha_d" in d["null_reasons"]
     p = subprocess.run([sys.executable, "-m", "statmech", "scm", "equilibria", "--alpha", "-3", "--K", "2"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "alpha" in p.stderr
@@ -532,3 +534,30 @@ def test_large_K_alpha_d_from_engine_lines_against_mpmath():
     assert ref == pytest.approx(628.2557113030548, rel=1e-12)
     assert tr.alpha_d == pytest.approx(ref, rel=1e-8)
     assert tr.details["alpha_d_engine"] == pytest.approx(ref, rel=1e-7)
+
+
+def test_cli_scm_options_have_help_choices_and_uppercase_metavars():
+    import argparse
+    from statmech.cli import build_parser
+    top = build_parser()
+    sub = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction)).choices["scm"]
+    cmds = next(a for a in sub._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name in ("transitions", "equilibria", "large-alpha", "free-energy", "curve", "mc"):
+        for a in cmds[name]._actions:
+            if a.option_strings and a.dest != "help":
+                assert a.help, f"scm {name} {a.option_strings[0]} has no help"
+                assert a.metavar is None or a.metavar == a.metavar.upper(), (name, a.metavar)
+                if a.dest in ("activation", "method"):
+                    assert a.choices, f"scm {name} --{a.dest} has no choices"
+
+
+def test_cli_scm_json_schema(capsys):
+    import json
+    from statmech.cli import main
+    for argv in (["large-alpha", "--K", "5"], ["free-energy", "--alpha", "10", "--K", "5", "--R", "0.5", "--S", "0.1",
+                                                "--C", "0"], ["curve", "--K", "2", "--alpha-max", "30", "--n", "3"]):
+        assert main(["scm", *argv, "--json"]) == 0
+        d = json.loads(capsys.readouterr().out)
+        assert d["command"] == "scm " + argv[0]
+        assert {"converged", "ansatz", "error", "residual", "iterations"} <= set(d), argv
+    assert d["equilibrium"]["branch"][-1] == "specialized" and d["branches"]["specialized"]["R"][0] is None

@@ -7,7 +7,7 @@ changes and coexistence points at one value of the second parameter, and
 :func:`statmech.continuation.continue_point` follows each of them in that parameter.
 
 ``statmech phase-diagram scm --activation erf --K 2:50 --out FILE``
-    soft committee machine (seed 003, ``statmech.scm.free_energy``), lines in the (K, alpha)
+    soft committee machine (Oostwal, Straat & Biehl 2019, ``statmech.scm.free_energy``), lines in the (K, alpha)
     plane with K continuous: alpha_s (fold where the specialized minimum appears),
     alpha_c (coexistence of the two minima, or the branch point when the transition is
     continuous), alpha_d (where the unspecialized minimum loses stability, a branch point).
@@ -16,8 +16,10 @@ changes and coexistence points at one value of the second parameter, and
     (``statmech.perceptron.gardner_capacity``) and the capacity of the binary perceptron
     (zero of the RS entropy, an event of the engine continued in kappa).
 
+The lines are not one solver result (they are curves of the engine with their special points), so the
+JSON record is the command's own: ``command``, ``model``, the lines and the table at integer K.
 The lines are computed by the library: :func:`statmech.scm.scm_lines` and
-:func:`statmech.scm.scm_grid`, :func:`statmech.perceptron.perceptron_lines` (continuation problem
+:func:`statmech.scm.advanced.scm_grid`, :func:`statmech.perceptron.perceptron_lines` (continuation problem
 :func:`statmech.perceptron.advanced.binary_storage_problem`); this module parses, calls and prints.
 """
 from __future__ import annotations
@@ -43,17 +45,19 @@ def register(sub):
     ms = p.add_subparsers(dest="model", metavar="MODEL")
     ms.required = True
     s = ms.add_parser("scm", help="soft committee machine: alpha_s, alpha_c, alpha_d versus K (continuous)")
-    s.add_argument("--activation", default="erf", choices=["erf", "relu"], help="hidden-unit activation")
-    s.add_argument("--K", default="2:20", help="K range MIN:MAX (K > 1, continuous; default 2:20)")
-    s.add_argument("--K0", type=float, default=None, help="K at which the lines are started (default 5 erf, 3 relu)")
-    s.add_argument("--out", default=None, help="write the lines as JSON to this file (atomically)")
+    s.add_argument("--activation", default="erf", choices=["erf", "relu"], metavar="ACTIVATION",
+                   help="hidden-unit activation: erf or relu (default erf)")
+    s.add_argument("--K", default="2:20", metavar="K_RANGE", help="K range MIN:MAX (K > 1, continuous; default 2:20)")
+    s.add_argument("--K0", type=float, default=None, metavar="K",
+                   help="K at which the lines are started (default 5 erf, 3 relu)")
+    s.add_argument("--out", default=None, metavar="FILE", help="write the lines as JSON to this file (atomically)")
     s.add_argument("--sweep", action="store_true",
                    help="also analyze every integer K independently (parallel sweep, checkpointed to OUT.grid.json)")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=_run_scm)
     q = ms.add_parser("perceptron", help="perceptron capacities versus the stability kappa")
-    q.add_argument("--kappa", default="-1:2", help="kappa range MIN:MAX (default -1:2)")
-    q.add_argument("--out", default=None, help="write the lines as JSON to this file (atomically)")
+    q.add_argument("--kappa", default="-1:2", metavar="KAPPA_RANGE", help="kappa range MIN:MAX (default -1:2)")
+    q.add_argument("--out", default=None, metavar="FILE", help="write the lines as JSON to this file (atomically)")
     q.add_argument("--json", action="store_true", help="print JSON")
     q.set_defaults(func=_run_perceptron)
 
@@ -74,10 +78,11 @@ def _run_scm(args):
     table = res["integer_K"]
     if args.sweep:
         grid_out = (args.out + ".grid.json") if args.out else "scm_grid.json"
-        direct = scm.scm_grid(args.activation, [row["K"] for row in table], grid_out)
+        direct = scm.advanced.scm_grid(args.activation, [row["K"] for row in table], grid_out)
         for row, d in zip(table, direct):
             row.update({f"{k}_direct": d[k] for k in ("alpha_s", "alpha_c", "alpha_d")})
-    data = {"model": "scm", "activation": args.activation, "K_range": [K_min, K_max], "K0": res["K0"],
+    data = {"command": getattr(args, "command_name", None), "model": "scm", "activation": args.activation,
+            "K_range": [K_min, K_max], "K0": res["K0"],
             "at_K0": res["transitions_K0"], "lines": {k: _curve_dict(c) for k, c in lines.items()},
             "meet": res["meet_details"],
             "filled": {k: {kk: f[kk] for kk in ("K", "alpha", "solver", "reason")} for k, f in res["filled"].items()},
@@ -99,7 +104,7 @@ def _run_perceptron(args):
     k_min, k_max = _range(args.kappa, "kappa")
     res = perceptron_lines(k_min, k_max)
     b = res["binary_capacity"]
-    data = {"model": "perceptron", "kappa": res["kappa"].tolist(),
+    data = {"command": getattr(args, "command_name", None), "model": "perceptron", "kappa": res["kappa"].tolist(),
             "spherical_capacity": res["spherical_capacity"].tolist(), "binary_capacity": _curve_dict(b)}
     if args.out:
         atomic_write_json(args.out, _finite(data))

@@ -28,7 +28,7 @@ _BUNDLES = ((64.0, ("glm",)),
             (22.0, ("perceptron", "perceptron_simulation", "rsb")),
             (20.0, ("franz_parisi", "algorithms")),
             (16.0, ("committee",)),
-            (25.0, ("online",)),
+            (36.0, ("online",)),
             (3.9, ("activations:_hessian",)),
             (1.6, ("activations:_hessian_spectra",)))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import save
+from . import legend_outside, save
 from ._data import DataSpec, call, load
 
 #: the learning-curve cases: (K = M, activation, lr), saad-solla convention
@@ -183,7 +183,7 @@ def _escape(out):
 def _rates(out):
     import matplotlib.pyplot as plt
     from .. import scm
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(9.0, 4.2), layout="constrained")
     for (K, act), col in zip(((2, "erf"), (3, "erf"), (2, "relu")), ("C0", "C1", "C2")):
         a = scm.online_asymptotics(K, K, act)
         lrs = np.linspace(1e-3, a.lr_max, 400)
@@ -198,8 +198,7 @@ def _rates(out):
     ax.set_ylabel("decay rate at the perfect solution")
     ax.set_title("slowest decay rate (solid); s-block (dotted), r-block (dashed)", fontsize=9)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=6)
-    fig.tight_layout()
+    legend_outside(ax, fontsize=6)
     return [save(fig, Path(out) / "online_rates.png")]
 
 

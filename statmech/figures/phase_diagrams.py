@@ -73,7 +73,7 @@ def _textbook(out):
 
 def _scm_branches(out):
     import matplotlib.pyplot as plt
-    from ..scm import scm_transitions
+    from ..scm.advanced import scm_transitions
     tr = scm_transitions(5.0, "erf")
     an = tr["analysis"]
     fig, ax = plt.subplots(figsize=(7, 5.2), layout="constrained")
@@ -92,7 +92,7 @@ def _scm_diagram(out, activation, K_max):
     import matplotlib.pyplot as plt
     from ..scm import scm_lines
     res = scm_lines(activation, 2.0, K_max, ds=0.03)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(8.5, 4.5), layout="constrained")
     for lab, c in res["lines"].items():
         col, ls, text = _STYLE[lab]
         ax.plot(c.q, c.p, ls, color=col, label=text)
@@ -112,9 +112,17 @@ def _scm_diagram(out, activation, K_max):
         ax.axhline(2 * np.pi, color="0.5", lw=0.8, ls=":", label=r"$\alpha_c(K\to\infty) = 2\pi$")
     ax.set_xlabel("K (continuous)")
     ax.set_ylabel(r"$\alpha$")
-    ax.set_title(f"{activation} soft committee machine: transition lines from the free energy "
-                 "(two-parameter continuation, dotted: direct/Landau solver; * lines meet)", fontsize=9)
-    ax.legend(fontsize=7)
+    if activation == "erf":   # alpha_d grows like 4 pi K while alpha_s, alpha_c stay near 60: log axes
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("K (continuous, log scale)")
+        from matplotlib.ticker import NullFormatter
+        for axis, ticks in ((ax.xaxis, [2, 3, 5, 10, 20, 50]), (ax.yaxis, [20, 30, 50, 100, 200, 300, 600])):
+            axis.set_ticks(ticks, labels=[str(t) for t in ticks])
+            axis.set_minor_formatter(NullFormatter())
+    ax.set_title(f"{activation} soft committee machine: transition lines from the free energy\n"
+                 "(two-parameter continuation; dotted: direct/Landau solver; * lines meet)", fontsize=9)
+    legend_outside(ax, "right")
     return save(fig, out / f"scm_{activation}_phase_diagram.png")
 
 

@@ -1,4 +1,4 @@
-"""Soft committee machine figures (seed Figs. 2-5, and the transitions vs K)."""
+"""Soft committee machine figures (Oostwal, Straat & Biehl 2019, Figs. 2-5, and the transitions vs K)."""
 from __future__ import annotations
 
 import math
@@ -39,38 +39,37 @@ def _marks(ax, tr):
 def _fig_pair(act, Ks, amax, fname, out_dir, title):
     import matplotlib.pyplot as plt
     from .. import scm
-    from . import save
-    fig, axes = plt.subplots(len(Ks), 2, figsize=(10, 3.6 * len(Ks)))
+    from . import legend_outside, save
+    fig, axes = plt.subplots(len(Ks), 2, figsize=(13, 3.8 * len(Ks)), layout="constrained")
     for row, K in zip(axes, Ks):
         alphas = np.linspace(0.0, amax, 801)
         lc = scm.learning_curve(K, act, alphas)
         tr = scm.transitions(K, act)
         _rs(row[0], lc, f"{title}, K = {K}: order parameters (thin: unstable)")
         _marks(row[0], tr)
-        row[0].legend(fontsize=6, ncol=2)
+        legend_outside(row[0], "right", fontsize=6)
         _branches(row[1], lc, "generalization_error")
         _marks(row[1], tr)
         row[1].set_xlabel(r"$\alpha$")
         row[1].set_ylabel(r"$\epsilon_g$")
         row[1].set_yscale("log")
-        row[1].legend(fontsize=7)
+        legend_outside(row[1], "right", fontsize=6)
         row[1].set_title(f"{title}, K = {K}: learning curves (order {tr.order})", fontsize=9)
-    fig.tight_layout()
     return save(fig, Path(out_dir) / fname)
 
 
 def make(out_dir):
     import matplotlib.pyplot as plt
     from .. import scm
-    from . import save
+    from . import legend_outside, save
     out_dir = Path(out_dir)
-    paths = [_fig_pair("erf", (2, 5), 100.0, "scm_erf_learning_curves.png", out_dir, "erf (seed Fig. 2)"),
-             _fig_pair("relu", (2, 10), 15.0, "scm_relu_learning_curves.png", out_dir, "ReLU (seed Fig. 3)")]
+    paths = [_fig_pair("erf", (2, 5), 100.0, "scm_erf_learning_curves.png", out_dir, "erf (Oostwal et al. 2019, Fig. 2)"),
+             _fig_pair("relu", (2, 10), 15.0, "scm_relu_learning_curves.png", out_dir, "ReLU (Oostwal et al. 2019, Fig. 3)")]
 
     # Fig. 4: ReLU K -> infinity
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
     Rg = np.concatenate([-np.geomspace(0.999, 1e-3, 300), np.geomspace(1e-3, 0.999, 300)])
-    b = scm.infinite_K_branch(Rg, "relu")
+    b = scm.advanced.infinite_K_branch(Rg, "relu")
     for sgn, c, lab in ((1, "C0", "R > 0"), (-1, "C3", "R < 0")):
         m = np.sign(b["R"]) == sgn
         ax[0].plot(b["alpha"][m], b["R"][m], color=c, label=lab)
@@ -84,13 +83,13 @@ def make(out_dir):
         a.legend(fontsize=8)
     ax[0].set_ylabel("R")
     ax[1].set_ylabel(r"$\epsilon_g$")
-    ax[0].set_title(r"ReLU, $K\to\infty$ (seed Fig. 4): $\alpha_c = 2\pi$", fontsize=9)
+    ax[0].set_title(r"ReLU, $K\to\infty$ (Oostwal et al. 2019, Fig. 4): $\alpha_c = 2\pi$", fontsize=9)
     ax[1].set_title("both specialized minima generalize identically", fontsize=9)
     fig.tight_layout()
     paths.append(save(fig, out_dir / "scm_relu_K_infinity.png"))
 
     # Fig. 5: C(alpha)
-    fig, ax = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, ax = plt.subplots(1, 2, figsize=(13, 3.8), layout="constrained")
     for a, act, K, amax in ((ax[0], "erf", 5, 80.0), (ax[1], "relu", 10, 12.0)):
         lc = scm.learning_curve(K, act, np.linspace(0.0, amax, 801))
         _branches(a, lc, "C")
@@ -98,10 +97,9 @@ def make(out_dir):
         a.axhline(0, color="0.8", lw=0.6)
         a.set_xlabel(r"$\alpha$")
         a.set_ylabel("C")
-        a.set_title(f"{act}, K = {K}: student-student overlap C (seed Fig. 5)", fontsize=9)
-        a.legend(fontsize=7)
+        a.set_title(f"{act}, K = {K}: student-student overlap C\n(Oostwal et al. 2019, Fig. 5)", fontsize=9)
+        legend_outside(a, "right", fontsize=6)
     ax[0].set_ylim(-0.004, 0.002)
-    fig.tight_layout()
     paths.append(save(fig, out_dir / "scm_C_overlap.png"))
 
     # alpha_s, alpha_c, alpha_d vs K from K = 2 to 1e6 (log axis) and the K = inf limits
@@ -138,15 +136,16 @@ def _transitions_vs_K(out_dir):
     ax[0].set_yscale("log")
     ax[0].set_title(r"erf: first order, $\alpha_s, \alpha_c \to$ K = inf like 1/K; $\alpha_d \sim 4\pi K$", fontsize=9)
     ax[1].set_title(r"ReLU: weakly first order, all three $\to 2\pi$", fontsize=9)
-    for c, lab in ((4 - np.pi, r"$4 - \pi$"), (4 - np.pi - 3 * np.pi / 20, r"$4 - \pi - 3\pi/20$"),
-                   (4 - np.pi - 2 * np.pi / 15, r"$4 - \pi - 2\pi/15$")):
-        ax[2].axhline(c, color="0.5", ls=":", lw=0.8)
-        ax[2].annotate(lab, (Kf[-1], c), fontsize=7, ha="right", va="bottom")
+    # the derived large-K limits of K^2 (alpha_x - 2 pi), in the colour of their line (legend, not labels on the lines)
+    for c, lab, col in ((4 - np.pi - 3 * np.pi / 20, r"$4 - \pi - 3\pi/20$", "C0"),
+                        (4 - np.pi - 2 * np.pi / 15, r"$4 - \pi - 2\pi/15$", "C3"), (4 - np.pi, r"$4 - \pi$", "C2")):
+        ax[2].axhline(c, color=col, ls=":", lw=0.9, label=f"large K: {lab}")
     ax[2].set_xscale("log")
     ax[2].set_xlabel("K")
     ax[2].set_ylabel(r"$K^2(\alpha - 2\pi)$")
     ax[2].set_title(r"ReLU: $K^2(\alpha_x - 2\pi)$ and the derived large-K limits", fontsize=9)
-    for a in ax:
-        a.legend(fontsize=7)
+    ax[0].legend(fontsize=7, loc="upper left")
+    ax[1].legend(fontsize=7, loc="lower right")
+    ax[2].legend(fontsize=6.5, loc="lower right", ncols=2)
     fig.tight_layout()
     return save(fig, Path(out_dir) / "scm_transitions_vs_K.png")

@@ -1,6 +1,6 @@
 r"""Soft committee machines (SCM) learning from an SCM teacher at high temperature.
 
-Model (Oostwal, Straat & Biehl 2019, the seed ``003``; Biehl, Schloesser & Ahr 1998):
+Model (Oostwal, Straat & Biehl 2019, arXiv:1910.07476; Biehl, Schloesser & Ahr 1998):
 student output :math:`\sigma = K^{-1/2}\sum_{i=1}^K g(x_i)`, teacher
 :math:`\tau = M^{-1/2}\sum_{m=1}^M g(x^*_m)`, local fields :math:`x_i = w_i\cdot\xi/\sqrt N`,
 student norms :math:`Q_{ii}=1`, orthonormal teacher :math:`T = I`.  Training at high
@@ -8,20 +8,20 @@ temperature (:math:`\beta\to 0`, :math:`\alpha = \beta P/(KN)` fixed) gives
 
 .. math::  \beta f = \alpha K\,\epsilon_g - s,\qquad s = \tfrac12\ln\det\mathcal C
 
-(seed Eqs. 16-20).  With :math:`m(\rho) = E[g(u)g(v)]` for unit-variance u, v of
+(Oostwal et al. 2019, Eqs. 16-20).  With :math:`m(\rho) = E[g(u)g(v)]` for unit-variance u, v of
 correlation :math:`\rho` and site-symmetric overlaps :math:`R_{ii}=R`, :math:`R_{i\neq j}=S`,
 :math:`Q_{i\neq j}=C`:
 
 .. math::  \epsilon_g = m(1) - m(R) + \tfrac{K-1}{2}\,[m(C) + m(0) - 2m(S)]
 
-(derived from seed Eq. 25 with the correct :math:`1/\sqrt{KM}` cross term; for erf this
-is seed Eq. 11 *without* its spurious overall 1/K, for ReLU it is seed Eq. 12) and
+(derived from Oostwal et al. (2019) Eq. 25 with the correct :math:`1/\sqrt{KM}` cross term; for erf this
+is Oostwal et al. (2019) Eq. 11 *without* its spurious overall 1/K, for ReLU it is Oostwal et al. (2019) Eq. 12) and
 
 .. math::  s = \tfrac12\ln[1+(K-1)C-(R+(K-1)S)^2] + \tfrac{K-1}2\ln[1-C-(R-S)^2]
 
-(seed Eq. 19, checked against ``ln det``).  Pair moments: erf
+(Oostwal et al. 2019, Eq. 19, checked against ``ln det``).  Pair moments: erf
 :math:`m=\tfrac2\pi\arcsin(\rho/2)`, ReLU :math:`m=\rho/4+(\sqrt{1-\rho^2}+\rho\arcsin\rho)/(2\pi)`
-(seed Eq. 27), linear :math:`m=\rho`; any other activation g(x) through a Chebyshev
+(Oostwal et al. 2019, Eq. 27), linear :math:`m=\rho`; any other activation g(x) through a Chebyshev
 interpolant of :math:`m(\rho)` in :math:`\theta=\arcsin\rho` computed by 2-D piecewise tanh-sinh quadrature (or
 from ``g.pair_moment``/``g.mean`` when the object provides them).
 
@@ -39,11 +39,17 @@ Files (one topic each; the public names are imported here)
 
     ``_equations.py``      the sympy equations (``@kernels``): pair moments, beta f with gradient and
                            Hessian, the K = inf forms
-    ``_solver.py``         numba Newton / trace / multistart, compiled with the generated kernels
+    ``_solver.py``         numba Newton / trace / multistart in (R, S, C), the inputs of beta f without
+                           cancellation, compiled with the generated kernels
+    ``_ends.py``           the inputs of beta f without cancellation (rho -> +-1, eigenvalues of Q - R R^T)
+    ``_charts.py``         four well-conditioned charts of beta f, their metric and stability eigenvalues
+    ``_chart_solve.py``    the numba minimiser and continuation on the charts; K = inf roots of phi
+    ``_minima.py``         the stationary points at one (alpha, K): starts, multistart, R = S, deduplication
+    ``_large_alpha.py``    the large-alpha law of the specialized minimum (:func:`large_alpha`)
     ``_activation.py``     activations: closed forms, or any g(x) by quadrature + Chebyshev in arcsin(rho)
     ``_free_energy.py``    eps_g and s for general overlaps; the site-symmetric beta f
-    ``_full_space.py``     Hessian in the K^2 + K(K-1)/2 individual overlaps, S_K symmetry blocks
-    ``_common.py``         traced R = S branch, multistart, the :class:`Transitions` result
+    ``_full_space.py``     Hessian in the K^2 + K(K-1)/2 individual overlaps, S_K symmetry blocks at any K
+    ``_common.py``         traced R = S branch, multistart, the :class:`Transitions` result, ``at_point``
     ``_equilibria.py``     all local minima at (alpha, K)
     ``_learning_curve.py`` every branch over an alpha grid
     ``_scaled.py``         beta f in scaled variables usable at any K: the R = S branch, its exact
@@ -54,7 +60,7 @@ Files (one topic each; the public names are imported here)
     ``_transitions.py``    ``transitions``: dispatch, and engine lines continued in K for a sequence of K
     ``_phase_diagram.py``  (K, alpha) lines by two-parameter continuation, sweeps over K
     ``_infinite_k.py``     K = inf: phi(R), its equilibria, transitions and branch; the large-K expansion
-    ``_single_unit.py``    K = 1 (seed Appendix C)
+    ``_single_unit.py``    K = 1 (Oostwal et al. 2019, Appendix C)
 
 Online learning (Saad & Solla 1995; docs/online.md)::
 
@@ -69,20 +75,20 @@ Online learning (Saad & Solla 1995; docs/online.md)::
 
 Public API
 ----------
-``generalization_error(R, Q, T, activation)``, ``entropy(R, Q, T)``,
-``free_energy(alpha, K, R, S, C, activation, derivatives=False)``,
-``full_hessian(alpha, K, R, S, C, activation)`` (the K^2 + K(K-1)/2 individual overlaps),
-``equilibria(alpha, K, activation)``, ``learning_curve(K, activation, alphas)``,
-``transitions(K or [K...], activation, method="auto")`` (alpha_s <= alpha_c <= alpha_d at every
-K > 1 and K = inf; the direct solver in scaled variables, the Landau reduction where the transition
-is weakly first order, or ``method="continuation"``: the engine :mod:`statmech.continuation`, lines
-continued in K for sequences), ``continuation_problem(K, activation)``,
-``scm_problem(K, activation)`` (the same in (R, S, C)), ``scm_transitions(K, activation)``
-(the engine's full analysis, a dict), ``scm_lines(activation, K_min, K_max)`` and
-``scm_grid(activation, Ks, out)`` (phase-diagram lines and sweeps),
-``infinite_K_branch(R, activation)``, ``pair_moment(rho, activation)``,
-``alpha_of_R_single_unit(R, activation)`` and ``single_unit(alpha, activation)``
-(K = 1, seed Eqs. 29-33).  Simulation: :func:`statmech.simulate.gibbs_scm`.
+The questions: ``free_energy(alpha, K, R, S, C, activation, derivatives=False)`` (beta f, a
+:class:`FreeEnergy` with its gradient and Hessian), ``generalization_error(R, Q, T, activation)``,
+``entropy(R, Q, T)``, ``equilibria(alpha, K, activation)`` (every local minimum, the global one first,
+with its stability in the full space of individual overlaps), ``learning_curve(K, activation, alphas)``
+(every branch over an alpha grid and the equilibrium), ``transitions(K or [K...], activation,
+method="auto")`` (alpha_s <= alpha_c <= alpha_d at every K > 1 and K = inf), ``scm_lines(activation,
+K_min, K_max)`` (the phase-diagram lines in the (K, alpha) plane), ``large_alpha(K, activation)`` (the
+large-alpha law of the specialized minimum), ``single_unit(alpha, activation)`` (K = 1, Oostwal et al.
+(2019) Eqs. 29-33), ``pair_moment(rho, activation)`` and ``activation_info(activation)``.
+Simulation: :func:`statmech.simulate.gibbs_scm`.
+
+Method-specific entry points (the Hessian in the individual overlaps, the K = inf and K = 1 stationary
+curves, the continuation-engine problems and sweeps) are in :mod:`statmech.scm.advanced`; their old
+names here still work, with a DeprecationWarning.
 
 Online learning (online SGD, Saad & Solla 1995): ``online(K, M, activation, lr, alphas, Q0=, R0=)``
 (the order-parameter ODEs, with the plateau passed through), ``online_plateau(K, M, activation,
@@ -94,22 +100,24 @@ See ``docs/scm.md`` for the derivations, corrections and validation numbers.
 """
 from ._activation import ACTIVATIONS, Activation, activation_info, pair_moment
 from ._common import Transitions
-from ._engine import continuation_problem, scm_problem, scm_transitions
 from ._equilibria import equilibria
 from ._free_energy import FreeEnergy, entropy, free_energy, generalization_error
-from ._full_space import full_hessian
-from ._infinite_k import infinite_K_branch
+from ._large_alpha import LargeAlpha, large_alpha
 from ._learning_curve import Branch, LearningCurve, learning_curve
-from ._phase_diagram import scm_grid, scm_lines, scm_point
+from ._phase_diagram import scm_lines
 from ._online_asymptotics import OnlineAsymptotics, online_asymptotics
 from ._online_fixed_points import OnlinePlateau, online_plateau
 from ._online_trajectory import OnlineTrajectory, PlateauPassage, online
-from ._single_unit import alpha_of_R_single_unit, single_unit
+from ._single_unit import single_unit
 from ._transitions import transitions
 
-__all__ = ["ACTIVATIONS", "Activation", "activation_info", "pair_moment", "generalization_error", "continuation_problem",
-           "entropy", "free_energy", "FreeEnergy", "full_hessian", "equilibria", "learning_curve", "Branch",
-           "LearningCurve", "transitions", "Transitions", "alpha_of_R_single_unit", "single_unit",
-           "infinite_K_branch", "scm_problem", "scm_transitions", "scm_lines", "scm_point", "scm_grid",
+__all__ = ["ACTIVATIONS", "Activation", "activation_info", "pair_moment", "generalization_error", "entropy",
+           "free_energy", "FreeEnergy", "equilibria", "learning_curve", "Branch", "LearningCurve", "transitions",
+           "Transitions", "single_unit", "scm_lines", "large_alpha", "LargeAlpha", "advanced",
            "online", "online_plateau", "online_asymptotics", "OnlineTrajectory", "PlateauPassage", "OnlinePlateau",
            "OnlineAsymptotics"]
+
+from . import advanced  # noqa: E402  (the method-specific entry points)
+from .._deprecation import moved as _moved  # noqa: E402
+
+__getattr__ = _moved(__name__, dict.fromkeys(advanced.__all__, "statmech.scm.advanced"))

@@ -3,13 +3,16 @@ site-symmetric beta f (the R = S branch from alpha = 0, multistart Newton), and 
 :class:`Transitions` result."""
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ..errors import ConvergenceError
+from ..result import Result
 from ._equations import _kern
 
 _TOL = 1e-13
@@ -80,6 +83,26 @@ def _classify(R, S, tol=1e-7):
     return "specialized" if R > S else "anti-specialized"
 
 
+@contextlib.contextmanager
+def at_point(function, **point):
+    """Run a public solver: a ConvergenceError names ``function`` and the point (prefixed where its message
+    does not start with the function's name), and a numerical exception of numpy, scipy or numba
+    (LinAlgError, ZeroDivisionError, FloatingPointError, OverflowError) becomes a ConvergenceError too."""
+    where = f"{function}({', '.join(f'{k}={v!r}' for k, v in point.items())})"
+    try:
+        yield
+    except ConvergenceError as exc:
+        msg = str(exc)
+        if msg.startswith(where):
+            raise
+        new = ConvergenceError(f"{where}: {msg}")
+        new.x, new.residual, new.iterations = exc.x, exc.residual, exc.iterations
+        new.diagnostics = dict(exc.diagnostics)
+        raise new from exc
+    except (np.linalg.LinAlgError, ZeroDivisionError, FloatingPointError, OverflowError) as exc:
+        raise ConvergenceError(f"{where}: {type(exc).__name__}: {exc}") from exc
+
+
 def _check_specializes(info):
     """ValueError if m(rho) is linear (m'' = 0): beta f = alpha K eps_g - s is then linear minus strictly
     concave (ln det of an overlap matrix affine in R, S, C), so its unique minimum is R = S at every alpha."""
@@ -88,9 +111,11 @@ def _check_specializes(info):
                          f"{info.name!r} (m(rho) linear: R = S is the only minimum at every alpha)")
 
 
-@dataclass(frozen=True)
-class Transitions:
-    """Specialization transitions of the site-symmetric SCM at fixed K.
+
+
+@dataclass(frozen=True, repr=False)
+class Transitions(Result):
+    """Specialization transitions of the site-symmetric SCM at fixed K (:func:`statmech.scm.transitions`).
 
     ``alpha_s``: the specialized (R > S) minimum appears (fold; = alpha_c for a continuous
     transition); ``alpha_c``: equal free energies of the specialized and unspecialized
@@ -99,6 +124,12 @@ class Transitions:
     <= alpha_d; finite except alpha_d = inf at K = inf for m''(0) = 0 (erf).  ``details``:
     branch data at the points (R, S, C), the anti-specialized fold (None if it has none), the
     solver ("continuation", "direct", "Landau reduction", ...) and accuracy.
+
+    Protocol fields: ``converged`` True (a failure raises), ``residual`` 0.0 and ``iterations`` 0 (the
+    solvers' own residuals are in ``details``), ``ansatz`` "rs", ``rs_stable`` None (the transitions
+    are properties of the site-symmetric theory), ``stability`` None, ``error``: the accuracy of
+    alpha_c -- the direct solver's resolution of the free-energy crossing (at least 1e-12 alpha_c), 2e-9
+    alpha_c for the engine, 0.13 (alpha_d - alpha_c) / K^2 for the Landau reduction, 1e-14 alpha_c at K = inf.
     """
     K: float
     activation: str
@@ -107,3 +138,27 @@ class Transitions:
     alpha_d: float
     order: int
     details: dict
+    converged: bool = True
+    residual: float = 0.0
+    iterations: int = 0
+    ansatz: str = "rs"
+    rs_stable: object = None
+    error: float = None
+    stability: object = None
+    headline: ClassVar[str] = "alpha_c"
+
+    def __post_init__(self):
+        if self.error is None:
+            object.__setattr__(self, "error", _accuracy(self))
+
+
+def _accuracy(t):
+    solver = str(t.details.get("solver", ""))
+    ac = abs(float(t.alpha_c))
+    if math.isinf(t.K):
+        return 1e-14 * ac
+    if solver.startswith("Landau"):
+        return 0.13 * abs(float(t.alpha_d) - ac) / t.K ** 2 + 1e-15 * ac
+    if solver.startswith("continuation"):
+        return 2e-9 * ac
+    return max(float(t.details.get("alpha_c_resolution", 0.0) or 0.0), 1e-12 * ac)

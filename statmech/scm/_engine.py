@@ -9,7 +9,7 @@ import numpy as np
 from ..continuation import Problem, analyze
 from ..errors import ConvergenceError, check_choice
 from ._activation import activation_info
-from ._common import Transitions, _spec_starts_at, _trace, _unspecialized_path
+from ._common import Transitions, _spec_starts_at, _trace, _unspecialized_path, at_point
 from ._equations import _kern
 from ._free_energy import _check_K
 from ._scaled import _polish_alpha_d
@@ -25,9 +25,11 @@ def continuation_problem(K, activation="erf", alpha0=0.0, x0=(0.0, 0.0, 0.0), to
     (``names`` "R", "KS", "KC"); the collective scaling keeps the Hessian well conditioned at
     large K (S, C = O(1/K)).  ``coordinates="overlaps"``: y = (R, S, C) (``names`` "R", "S",
     "C"), convenient at small K.  ``x0`` is given in (R, S, C) either way.  Free energy,
-    gradient and Hessian are the generated kernels of seed Eq. 20 (eps_g corrected),
+    gradient and Hessian are the generated kernels of Oostwal et al. (2019) Eq. 20 (eps_g corrected),
     transformed linearly; beta f is affine in alpha (``affine_in_p``); ``params = {"K": K}``.
     ``tol`` defaults to 1e-12 (1 + alpha0 K), the rounding floor of the gradient (never below 1e-11).
+    Domain: K any finite real > 1 (the engine resolves the branches in these coordinates up to K ~ 100-150,
+    see :func:`transitions`), alpha0 >= 0, any activation.
     """
     K = _check_K(K, allow_inf=False)
     check_choice("coordinates", coordinates, ("collective", "overlaps"))
@@ -73,7 +75,7 @@ def continuation_problem(K, activation="erf", alpha0=0.0, x0=(0.0, 0.0, 0.0), to
 
 def scm_problem(K, activation="erf", alpha0=0.5, x0=(0.05, 0.05, 0.0)):
     """:func:`continuation_problem` in the overlaps (R, S, C), tolerance 1e-10, started at
-    alpha0 = 0.5 near the origin: the problem that :func:`scm_transitions` analyzes."""
+    alpha0 = 0.5 near the origin: the problem that :func:`scm_transitions` analyzes.  Domain: K finite > 1."""
     return continuation_problem(K, activation, alpha0, x0, tol=1e-10, coordinates="overlaps")
 def _transitions_continuation(info, K):
     """Transitions found by the generic continuation engine from the free energy alone:
@@ -155,10 +157,16 @@ def scm_transitions(K, activation="erf", alpha_max=None, ds=0.005):
     for a continuous transition, which has neither).
     Raises ConvergenceError when the unspecialized branch, its loss of stability (within
     ``alpha_max``, default 14 K + 10 for erf, 20 otherwise) or the fold is not found.  For the
-    transitions at any K use :func:`statmech.scm.transitions`.
+    transitions at any K use :func:`statmech.scm.transitions`.  Domain: K finite > 1; the engine answers
+    for K in about [1.5, 100] (erf) and [2, 30] (ReLU); elsewhere it raises ConvergenceError naming K.
     """
     prob = scm_problem(K, activation)
     a_max = _alpha_max(K, activation) if alpha_max is None else float(alpha_max)
+    with at_point("scm_transitions", K=K, activation=getattr(activation, "name", activation)):
+        return _scm_transitions(prob, K, activation, a_max, ds)
+
+
+def _scm_transitions(prob, K, activation, a_max, ds):
     an = analyze(prob, 0.5, a_max, starts=[np.array(s) for s in _SCM_STARTS], scan=3, ds=ds)
     unspec = None
     for i, b in enumerate(an.branches):

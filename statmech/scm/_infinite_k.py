@@ -8,49 +8,56 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ..errors import ConvergenceError, check_range
+from ..result import check_real
 from ..saddle import SaddlePoint, root_scalar
 from ._activation import activation_info
 from ._common import Transitions, _check_specializes
 from ._equations import _kern
 
 
-def _equilibria_inf(info, alpha):
-    """K = inf: minima of phi(R) = beta f / K on sigma = 1 - R, gamma = 0."""
-    def phi(R):
-        return _kern.finf_red(alpha, R, info.m1, info.dm0, *_kern.moments(info.code, R, info.cc))
-    grid = np.concatenate([-1 + np.logspace(-12, 0, 200)[::-1][:-1], [0.0], 1 - np.logspace(-12, 0, 200)[:-1][::-1]])
-    grid = np.unique(np.clip(grid, -1 + 1e-13, 1 - 1e-13))
-    d = np.array([phi(r)[1] for r in grid])
-    roots = [0.0]
-    for i in range(len(grid) - 1):
-        if d[i] == 0.0 or d[i] * d[i + 1] < 0:
-            if abs(grid[i]) < 1e-300 or abs(grid[i + 1]) < 1e-300:
-                continue
-            r = root_scalar(lambda x: phi(x)[1], (grid[i], grid[i + 1])).x[0]
-            roots.append(float(r))
-    res = []
-    for R in roots:
-        v, d1, d2, eps, s = phi(R)
-        if d2 > 0 or (d2 == 0 and R == 0.0):
-            sp = SaddlePoint("scm.equilibrium", {"alpha": alpha, "K": math.inf},
-                             {"R": R, "S": 1.0 - R, "C": 0.0},
-                             {"free_energy": float(v), "generalization_error": float(eps), "entropy": float(-s)},
-                             converged=True, residual=abs(float(d1)), iterations=0,
-                             hessian_eigenvalues=np.array([d2]), rs_stable=bool(d2 > 0),
-                             extra={"branch": "unspecialized" if R == 0 else ("specialized" if R > 0 else "anti-specialized"),
-                                    "site_symmetric_stable": bool(d2 > 0), "full_space_eigenvalues": None,
-                                    "full_space_stable": None, "full_space_blocks": None,
-                                    "activation": info.name,
-                                    "note": "K = inf: beta f / K; S, C are sigma = K S -> 1 - R, gamma = K C -> 0"})
-            res.append(sp)
-    return sorted(res, key=lambda p: p.free_energy)
+def _phi_roots(info, alpha):
+    """Stationary points of phi(R) = beta f / K (K = inf) as (side, e) with R = side (1 - e), and R = 0
+    (always stationary: phi'(0) = 0).  phi'(R) is scanned on each side on 400 points uniform in log e from
+    e = 1e-3 / (1 + alpha) (beyond the specialized root, e ~ 1 / (2 alpha B)) to 1, each sign change refined
+    to rounding (``_kern.phi_roots``, numba)."""
+    from ._minima import ref_moments
+    m0, m1 = ref_moments(info)
+    args = (info.code, info.cc, m0, m1, float(info.dm0), float(alpha))
+    out = np.empty((64, 2))
+    k = _kern.phi_roots(*args, 400, out)
+    return [(1.0, 1.0)] + [(float(out[i, 0]), float(out[i, 1])) for i in range(k)], args
 
+
+def _equilibria_inf(info, alpha, include_saddles=False):
+    """K = inf: minima (and with ``include_saddles`` maxima) of phi(R) = beta f / K on sigma = 1 - R, gamma = 0."""
+    roots, args = _phi_roots(info, alpha)
+    res = []
+    for side, e in roots:
+        v, d1, d2, eps, s, R = _kern.phi_at(*args, e, side)
+        w = e * (2.0 - e)
+        lam = d2 / ((1.0 + R * R) / (w * w))          # relative to the entropy's curvature -s''(R)
+        if not (lam > 0 or include_saddles):
+            continue
+        omr = e if side > 0 else 2.0 - e
+        branch = "unspecialized" if e == 1.0 else ("specialized" if side > 0 else "anti-specialized")
+        res.append(SaddlePoint("scm.equilibrium", {"alpha": alpha, "K": math.inf},
+                               {"R": float(R), "S": float(omr), "C": 0.0},
+                               {"free_energy": float(v), "generalization_error": float(eps), "entropy": float(s)},
+                               converged=True, residual=abs(float(d1)) * w, iterations=0,
+                               hessian_eigenvalues=np.array([lam]), rs_stable=bool(lam > 0),
+                               extra={"branch": branch, "site_symmetric_stable": bool(lam > 0),
+                                      "full_space_eigenvalues": None, "full_space_stable": None,
+                                      "full_space_blocks": None, "activation": info.name, "one_minus_R": float(omr),
+                                      "note": "K = inf: beta f / K; S, C are sigma = K S = 1 - R, gamma = K C = 0"},
+                               error=8 * 2.3e-16 * (alpha * (abs(eps) + 2.0 * abs(info.dm0) * omr) + abs(s)),
+                               stability=np.array([lam]), headline="free_energy"))
+    return sorted(res, key=lambda p: p.free_energy)
 
 
 def _transitions_inf(info):
     """K = inf: transitions of phi(R) = beta f / K (see the module docstring)."""
     def red(R, a):
-        return _kern.finf_red(a, R, info.m1, info.dm0, *_kern.moments(info.code, R, info.cc))
+        return _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, a, R)
 
     def a_of(R):
         d0 = red(R, 0.0)[1]
@@ -101,6 +108,7 @@ def infinite_K_branch(R, activation="relu"):
     specialized branch, see :func:`transitions`); ConvergenceError where ``|R|`` is so small that
     phi'(R) underflows (alpha(R) is then alpha_d to double precision: use :func:`transitions`).
     """
+    check_real("R", R)
     R = np.atleast_1d(np.asarray(check_range("R", R, -1.0, 1.0, lo_open=True, hi_open=True), dtype=float))
     if np.any(R == 0.0):
         raise ValueError("R must be != 0 (R = 0 is stationary at every alpha: alpha(R) undetermined), got 0.0")
@@ -110,14 +118,13 @@ def infinite_K_branch(R, activation="relu"):
     _check_specializes(info)
     out = {k: np.empty(R.shape) for k in ("alpha", "generalization_error", "free_energy", "curvature")}
     for i, r in enumerate(R):
-        mr = _kern.moments(info.code, r, info.cc)
-        d0 = _kern.finf_red(0.0, r, info.m1, info.dm0, *mr)[1]
-        d1 = _kern.finf_red(1.0, r, info.m1, info.dm0, *mr)[1]
+        d0 = _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, 0.0, r)[1]
+        d1 = _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, 1.0, r)[1]
         if d1 == d0:   # |R| so small that phi'(R) underflows: alpha(R) -> alpha_d not resolved
             raise ConvergenceError(f"infinite_K_branch: alpha(R) not resolved in double precision at R = {r!r}",
                                    x=[r], diagnostics={"dphi_alpha0": d0, "dphi_alpha1": d1})
         a = -d0 / (d1 - d0)
-        o = _kern.finf_red(a, r, info.m1, info.dm0, *mr)
+        o = _kern.finf_red_at(info.code, info.cc, info.m0, info.m1, info.dm0, a, r)
         out["alpha"][i], out["free_energy"][i], out["curvature"][i], out["generalization_error"][i] = a, o[0], o[2], o[3]
     out["R"] = R
     return out

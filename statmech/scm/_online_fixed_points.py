@@ -103,11 +103,23 @@ def _newton(fun, x0, jac, tol=1e-16, maxiter=60, function="online_plateau", poin
     if res > 1e-12:
         raise ConvergenceError(f"{function}: Newton did not reach the residual 1e-12 at {point}", x=x, residual=res,
                                iterations=it)
+    J = jac(x)
+    if not np.all(np.isfinite(J)):
+        raise ConvergenceError(f"{function}: the Jacobian at the root is not finite at {point}", x=x, residual=res,
+                               iterations=it)
+    return x, res, it, _next_step(J, f)
+
+
+def _next_step(J, f):
+    """Max norm of the next Newton step J^-1 f; for a singular J its least-squares (minimum-norm)
+    step, the distance to the set of roots of the linearisation (finite for any finite J, f)."""
     try:
-        err = float(np.abs(np.linalg.solve(jac(x), f)).max())
+        dx = np.linalg.solve(J, f)
     except np.linalg.LinAlgError:
-        err = math.inf
-    return x, res, it, err
+        dx = None
+    if dx is None or not np.all(np.isfinite(dx)):
+        dx = np.linalg.lstsq(J, f, rcond=None)[0]
+    return float(np.abs(dx).max())
 
 
 def _fd_jac(fun, x, h=1e-6):
@@ -250,8 +262,13 @@ class OnlinePlateau(Result):
     stability : ndarray
         Minus the real parts of all eigenvalues (with multiplicity), ascending: positive = stable.
     error : float
-        Error estimate of eps_g: the last Newton step (closed-form activations) plus the quadrature
-        error propagated through the Jacobian (any other g).
+        Error estimate of the fixed point (always finite): the last Newton step (for a singular
+        Jacobian its minimum-norm step), or the rounding of the right-hand side divided by the
+        smallest symmetric-subspace rate where that is larger (the Q - C mode at small lr); plus the
+        quadrature error propagated through the Jacobian (any other g).  For the linear activation
+        the differences w_i - w_k are conserved by SGD, so the fixed points form a manifold (the
+        Jacobian has zero eigenvalues, to rounding, along it); the one returned is the one reached
+        from the symmetric start, with its Q - C.
     """
     K: int
     M: int
@@ -301,6 +318,16 @@ def _solve(sys, kind, x_start, point):
         z0 = np.array([x_start[0], x_start[2]])
         z, res, it, step = _newton(fun, z0, lambda z: _fd_jac(fun, z), point=point)
         x = np.array([z[0], z[0], z[1]])
+    elif sys.act.code == 2 and K > 1:
+        # linear g: every update moves all students by the same vector, so Q - C (|w_i - w_k|^2 / 2N)
+        # is conserved and the fixed points form a line; the one reached from x_start has its Q - C
+        d = float(x_start[0] - x_start[1])
+
+        def fun(z):
+            f = sys.f(1, np.array([z[0], z[0] - d, z[1]])) / sys.lr
+            return np.array([f[0], f[2]])
+        z, res, it, step = _newton(fun, np.array([x_start[0], x_start[2]]), lambda z: _fd_jac(fun, z), point=point)
+        x = np.array([z[0], z[0] - d, z[1]])
     else:
         def fun(z):
             f = sys.f(1, z) / sys.lr
@@ -324,7 +351,8 @@ def _relax(sys, x0, identical):
     for _ in range(8):
         if sys.act.code < 3:
             out = dop853(1, sys.act.code, x, 0.0, t_end, np.array([t_end]), sys.K, sys.M, T, sys.a, sys.b, sys.lr,
-                         sys.noise2, 1e-9, 1e-12, 0.0, 200000, A, B, C, E3, E5, D)
+                         sys.noise2, 1e-9, 1e-12, 0.0, 200000, A, B, C, E3, E5, D, np.ones(1, np.bool_),
+                         np.array([1e-4, 0.0]))
             xn = out[1]
         else:
             # any g: pseudo-transient continuation (implicit Euler steps of growing length) on the
@@ -358,6 +386,10 @@ def _plateau(sys, Td, point):
     """The unspecialized plateau: relaxation of the symmetric flow from small overlaps, then Newton.
     Below lr = 0.05 the Q - C mode relaxes at a rate ~ lr^2 (its Jacobian eigenvalue divided by lr
     vanishes like lr): the start comes from continuation in lr from 0.05 (factors of 4)."""
+    if sys.act.code == 2:
+        # linear g: Q - C is conserved (see _solve) and the remaining equations are polynomial; Newton
+        # from the start itself keeps Q - C = 0.1 T_d exactly
+        return _solve(sys, "unspecialized", _start(sys, Td), point)
     if sys.lr >= _LR_CONTINUE:
         return _solve(sys, "unspecialized", _relax(sys, _start(sys, Td), identical=False), point)
     lrs = [_LR_CONTINUE]
@@ -416,7 +448,8 @@ def online_plateau(K, M, activation, lr, *, convention="saad-solla", noise=0.0, 
         lr <= 0, K or M < 1, an unknown convention or activation, T not permutation invariant.
     ConvergenceError
         Newton did not converge, or converged to a state with Q <= C (the plateau does not exist
-        at these parameters).
+        at these parameters), or to overlaps that no weight vectors have (a covariance with a
+        negative eigenvalue, e.g. the linear activation beyond its largest stable learning rate).
     """
     fn = "online_plateau"
     K, M = check_sizes(K, M, fn)
@@ -471,21 +504,33 @@ def _identical(sys, x_plateau, convention, noise, point):
 
 
 def _result(sys, kind, x, res, it, step, convention, noise, ident):
+    Q, R = expand(1, x, sys.K, sys.M)
+    cov = np.block([[Q, R], [R.T, sys.T]])
+    lo = float(np.linalg.eigvalsh(cov).min())
+    if lo < -1e-10 * max(1.0, float(np.abs(cov).max())):
+        # e.g. linear g beyond its stable learning rate: the root of the ODEs has eps_g < 0
+        raise ConvergenceError(f"online_plateau: the {kind} fixed point is not a covariance of weight vectors "
+                               f"(smallest eigenvalue {lo:.3g}) at K={sys.K}, M={sys.M}, activation={sys.act.name}, "
+                               f"lr={sys.lr:g}", x=x, residual=res, iterations=it)
     blocks = _blocks(sys, x)
     ev, mult, comp = _spectrum(blocks)
     lead = int(np.argmax(ev.real))
     # rounding of the right-hand side (~1e-16 relative) through the symmetric Jacobian: at small lr
     # its Q - C eigenvalue is ~ lr^2, and the fixed point is ill-conditioned in that direction
-    tt = np.abs(blocks["triv x triv"][0]) / sys.lr
-    err = max(step, 1e-16 * max(1.0, float(np.abs(x).max())) / max(float(tt.min()), 1e-300))
+    tt = np.sort(np.abs(blocks["triv x triv"][0]) / sys.lr)
+    if sys.act.code == 2 and sys.K > 1:
+        tt = tt[1:]             # linear g: Q - C is conserved (eigenvalue 0), fixed by the start, not by Newton
+    err = max(step, 1e-16 * max(1.0, float(np.abs(x).max())) / float(tt.min())) if tt.min() > 0.0 else step
     if sys.act.code >= 3:
         sys.quad_error = 0.0
         sys.f(1, x, estimate=True)
         Jr = _fd_jac(lambda z: sys.f(1, z), x)
-        try:
-            err += float(np.abs(np.linalg.inv(Jr)).sum(axis=1).max()) * sys.quad_error
-        except np.linalg.LinAlgError:
-            err = math.inf
+        if not np.all(np.isfinite(Jr)):
+            raise ConvergenceError(f"online_plateau: the Jacobian at the {kind} fixed point is not finite at "
+                                   f"K={sys.K}, M={sys.M}, activation={sys.act.name}, lr={sys.lr:g}", x=x,
+                                   residual=res, iterations=it)
+        # the quadrature error propagated through the Jacobian: max |J^-1 e| over |e| <= quad_error
+        err += float(np.abs(np.linalg.pinv(Jr)).sum(axis=1).max()) * sys.quad_error
     return OnlinePlateau(K=sys.K, M=sys.M, activation=sys.act.name, convention=convention, lr=sys.lr, noise=noise,
                          kind=kind, Q=float(x[0]), C=float(x[1]) if sys.K > 1 else 0.0, R=float(x[2]),
                          eps_g=sys.eps(1, x), eigenvalues=ev, multiplicities=mult, components=comp,

@@ -34,6 +34,7 @@ import math
 import numba
 import numpy as np
 
+from ._online_erf import rhs_full_erf
 from ._online_integrals import i2_code, i2_erf, i3_code, i4_code
 
 _2_PI = 2.0 / math.pi
@@ -461,8 +462,10 @@ def rhs(mode, code, y, K, M, T, a, b, lr, noise2, out):
         U = K + M
         C = np.empty((U, U))
         unpack_full(y, K, M, T, C)
-        if code == 0:
-            _rhs_full_erf(C, K, M, a, b, lr, noise2, out)
+        if code == 0 and K >= 4:
+            rhs_full_erf(C, K, M, a, b, lr, noise2, out)      # tiled, vectorized (O(K^4) work)
+        elif code == 0:
+            _rhs_full_erf(C, K, M, a, b, lr, noise2, out)     # scalar loops: less overhead at small K
         else:
             _rhs_full_general(code, C, K, M, a, b, lr, noise2, out)
         return eps_full(code, C, K, M, a, b)

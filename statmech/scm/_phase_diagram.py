@@ -11,6 +11,7 @@ from ..continuation import continue_point, curve_intersections
 from ..errors import ConvergenceError
 from ..sweep import grid, sweep
 from ._activation import activation_info
+from ._common import at_point
 from ._engine import scm_problem, scm_transitions
 from ._landau import _landau
 from ._transitions import transitions
@@ -18,6 +19,9 @@ from ._transitions import transitions
 
 def scm_lines(activation="erf", K_min=2.0, K_max=50.0, K0=None, ds=0.02):
     """Lines alpha_s(K), alpha_c(K), alpha_d(K) (K continuous) by two-parameter continuation.
+
+    Domain: 1 < K_min < K_max (finite), activation "erf" or "relu" (or any with a first-order
+    transition at K0); the continued part reaches K ~ 100, :func:`transitions` fills the rest.
 
     Starts from :func:`scm_transitions` at ``K0`` (default 5 for erf, 3 for ReLU) and
     continues the fold, the coexistence point and the branch point in K over
@@ -44,6 +48,11 @@ def scm_lines(activation="erf", K_min=2.0, K_max=50.0, K0=None, ds=0.02):
     """
     K0 = (5.0 if activation == "erf" else 3.0) if K0 is None else float(K0)
     K0 = min(max(K0, K_min), K_max)
+    with at_point("scm_lines", activation=getattr(activation, "name", activation), K_min=K_min, K_max=K_max):
+        return _scm_lines(activation, K_min, K_max, K0, ds)
+
+
+def _scm_lines(activation, K_min, K_max, K0, ds):
     t0 = transitions(K0, activation, method="continuation")
     eng = t0.details.get("_engine")
     if eng is not None and eng["stability_change"] is not None:
@@ -145,14 +154,15 @@ def _meetings(activation, lines, K_min, K_max):
 
 def scm_point(point):
     """alpha_s, alpha_c, alpha_d at one grid point ``{"K": K, "activation": act}`` (picklable,
-    for :func:`statmech.sweep.sweep`)."""
+    for :func:`statmech.sweep.sweep`).  Domain: that of :func:`scm_transitions`."""
     tr = scm_transitions(float(point["K"]), point.get("activation", "erf"))
     return {k: tr[k] for k in ("alpha_s", "alpha_c", "alpha_d", "order")}
 
 
 def scm_grid(activation, Ks, out, executor=None, workers=None, progress=True):
     """:func:`scm_transitions` on a grid of K by :func:`statmech.sweep.sweep` (process pool by
-    default, checkpointed next to ``out``, resumable, atomic JSON)."""
+    default, checkpointed next to ``out``, resumable, atomic JSON).  Domain: Ks in that of
+    :func:`scm_transitions`."""
     pts = grid(K=[float(k) for k in Ks], activation=[activation])
     return sweep(scm_point, pts, out, executor=executor, workers=workers, progress=progress,
                  desc=f"SCM {activation} transitions")

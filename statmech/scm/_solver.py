@@ -17,6 +17,7 @@ from statmech._linalg_nb import lu_solve
 from statmech._nb import rt_bool
 
 if typing.TYPE_CHECKING:  # generated kernels (statmech.scm._equations), globals of the compiled module
+    from statmech.scm._ends import eigen_gaps, log_gaps, r_moments, ref_moments  # noqa: F401
     from statmech.scm._equations import fe, fes, pm_erf, pm_linear, pm_relu  # noqa: F401
 
 @numba.njit(cache=True)
@@ -54,6 +55,8 @@ def moments(code, rho, cc):
         return pm_linear(rho)
     # Chebyshev series in x = asin(rho) / (pi/2): the sqrt(1 - rho^2) singularities of kinked
     # activations at rho = +-1 become analytic in theta = asin(rho)
+    if abs(rho) > 0.5:
+        return cheb_end_moments(cc, 1.0 - abs(rho), 1.0 if rho > 0.0 else -1.0)
     c = math.sqrt(1.0 - rho * rho)
     x = math.asin(rho) / (0.5 * math.pi)
     m = _cheb(cc[0], x)
@@ -79,10 +82,16 @@ def in_domain_scaled(K, c, y):
 
 @numba.njit(cache=True)
 def fgh(code, cc, m0, m1, alpha, K, R, S, C):
-    mR, dR, d2R = moments(code, R, cc)
-    mS, dS, d2S = moments(code, S, cc)
-    mC, dC, d2C = moments(code, C, cc)
-    return fe(alpha, K, R, S, C, m0, m1, mR, dR, d2R, mS, dS, d2S, mC, dC, d2C)
+    """The ``fe`` kernel at (R, S, C): (beta f, gradient (3), Hessian upper triangle (6), eps_g, s)
+    with its inputs computed without cancellation (r_moments, taylor_moments, eigen_gaps, log_gaps)."""
+    m0, m1 = ref_moments(code, cc, m0, m1)
+    d1 = moments(code, 0.0, cc)[1]
+    q1R, dR, d2R = r_moments(code, cc, m1, R)
+    qS = taylor_moments(code, S, cc, m0, d1)
+    qC = taylor_moments(code, C, cc, m0, d1)
+    a1, a2 = eigen_gaps(K, R, S, C)
+    la1, la2 = log_gaps(K, R, S, C, a1, a2)
+    return fe(alpha, K, R, S, C, d1, a1, a2, la1, la2, q1R, dR, d2R, qS[0], qS[1], qS[2], qC[0], qC[1], qC[2])
 
 
 @numba.njit(cache=True)

@@ -12,7 +12,7 @@ import numpy as np
 from ..continuation import continue_point
 from ..errors import ConvergenceError, check_choice
 from ._activation import activation_info
-from ._common import Transitions, _check_specializes
+from ._common import Transitions, _check_specializes, at_point
 from ._direct import _transitions_direct
 from ._engine import _transitions_continuation
 from ._free_energy import _check_K
@@ -20,10 +20,14 @@ from ._infinite_k import _transitions_inf
 from ._landau import _weak
 from ._scaled import _polish_alpha_d
 
+#: largest finite K of :func:`transitions`
+K_MAX_TRANSITIONS = 1e12
+
+
 def transitions(K, activation="erf", *, method="auto"):
     r"""Specialization transitions alpha_s, alpha_c, alpha_d and the order at fixed K.
 
-    From the site-symmetric free energy alone (seed Eq. 20, eps_g corrected): alpha_d is where
+    From the site-symmetric free energy alone (Oostwal et al. 2019, Eq. 20, eps_g corrected): alpha_d is where
     the unspecialized minimum R = S loses stability; the branch that leaves it there towards
     R > S has a fold at alpha_s < alpha_d (first order: alpha_c from equal free energies, order 1)
     or none (continuous: alpha_s = alpha_c = alpha_d, order 2).  K is any real > 1 or
@@ -57,7 +61,9 @@ def transitions(K, activation="erf", *, method="auto"):
     instability of R = S, no specialized branch or no coexistence (e.g. ReLU K >~ 100, erf
     K >~ 150, some K < 2).  For erf, ReLU and ESP(beta), beta in [0.3, 50], "auto" answered at
     every K tried in [1.01, 1e6] and inf (hypothesis test).
-    ``K`` may be a sequence: then a list of :class:`Transitions`.
+    ``K`` may be a sequence: then a list of :class:`Transitions`.  Domain: K real > 1 up to 1e12, or
+    ``math.inf`` (ValueError beyond: there alpha_d - alpha_c of ReLU-like g falls below the rounding of
+    alpha); every activation with a nonlinear pair moment.
     Accuracy: about 1e-12 relative for "direct" (against 40-110 digit mpmath solutions of the fold,
     coexistence and det H = 0 in (R, S, C) up to K = 1e6); the engine agrees to 2e-9 (erf 3e-12); the Landau
     reduction's gaps carry a relative error ~ 0.13 / K^2 (ReLU).
@@ -66,11 +72,26 @@ def transitions(K, activation="erf", *, method="auto"):
     check_choice("method", method, ("auto", "continuation", "direct"))
     _check_specializes(info)
     if np.ndim(K) > 0:
-        Ks = [_check_K(k) for k in np.asarray(K, dtype=float).ravel()]
+        Ks = [_check_K_transitions(k) for k in np.asarray(K, dtype=float).ravel()]
         if method == "continuation":
-            return _transitions_sweep(info, Ks)
-        return [_transitions_one(info, k, method) for k in Ks]
-    return _transitions_one(info, _check_K(K), method)
+            with at_point("transitions", K=f"{len(Ks)} values", activation=info.name, method=method):
+                return _transitions_sweep(info, Ks)
+        out = []
+        for k in Ks:
+            with at_point("transitions", K=k, activation=info.name, method=method):
+                out.append(_transitions_one(info, k, method))
+        return out
+    K = _check_K_transitions(K)
+    with at_point("transitions", K=K, activation=info.name, method=method):
+        return _transitions_one(info, K, method)
+
+
+def _check_K_transitions(K):
+    K = _check_K(K)
+    if math.isfinite(K) and K > K_MAX_TRANSITIONS:
+        raise ValueError(f"K must be <= {K_MAX_TRANSITIONS:g} or math.inf for transitions, got {K!r} (beyond, "
+                         f"alpha_d - alpha_c of ReLU-like g falls below the rounding of alpha)")
+    return K
 
 
 def _transitions_one(info, K, method):
