@@ -386,10 +386,10 @@ CASES = {
                        {"n": 1}),
     "glm.sat_unsat_rsb": (lambda kappa: glm.sat_unsat_rsb(glm.Model(channel="random", loss=glm.margin_counting(kappa),
                                                                     penalty="spherical"), "1rsb"),
-                          args(st.floats(-1.5, 1.0)), {"n": 1}),
+                          args(st.floats(-1.5, 1.0)), {"n": 1, "inf": ("zero_set",)}),   # [kappa, inf)
     "glm.storage_rsb": (lambda kappa, a: glm.storage_rsb(glm.Model(channel="random", loss=glm.margin_counting(kappa),
                                                                    penalty="spherical"), a, "rs"),
-                        args(st.floats(-1.0, 1.0), st.floats(0.0, 5.0)), {"n": 2}),
+                        args(st.floats(-1.0, 1.0), st.floats(0.0, 5.0)), {"n": 2, "inf": ("zero_set",)}),
 }
 
 # a typical point, drawn first, so that a few default examples are not all outside the domain

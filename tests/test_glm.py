@@ -531,3 +531,11 @@ def test_cli_glm(capsys):
     assert d["alpha_it"] == pytest.approx(1.2446839898507, abs=1e-12)
     assert d["alpha_alg"] == pytest.approx(1.4926318182304, abs=1e-12)
     assert main(["glm", "erm", "--loss", "hinge", "--lam", "-1", "--alpha", "1"]) == 2
+
+
+def test_paths_with_repeated_values():
+    """A repeated parameter value is solved once (found by the contract sweep: a zero step divided)."""
+    m = glm.Model(loss="square", penalty=glm.ridge(1.0))
+    r = glm.regularisation_path(m, 1.0, [1.0, 0.5, 0.5, 0.1])
+    assert r.q[1] == r.q[2] == pytest.approx(float(glm.erm(m.with_params(lam=0.5), 1.0).q), rel=1e-12)
+    assert np.all(glm.regularisation_path(m, 1.0, [1.0, 1.0]).converged)

@@ -82,7 +82,7 @@ def _double_descent(out):
     for lam in (1e-4, 1e-3, 1e-2, 1e-1):
         r = glm.erm(glm.Model(loss="square", penalty=glm.ridge(lam)), alphas)
         a1.plot(alphas, r.generalization_error, label=f"lam = {lam:g}")
-    line = glm.ridge_peak_line(0.0, 1e-5, 1.0)
+    line = glm.advanced.ridge_peak_line(0.0, 1e-5, 1.0)
     a1.plot(line["alpha"], line["eps_g"], "k:", lw=1.5, label="the peak (continuation in lam)")
     a1.set_xlabel(r"$\alpha$")
     a1.set_ylabel(r"$\varepsilon_g$")
@@ -102,7 +102,7 @@ def _double_descent(out):
 def _ising(out):
     from .. import glm
     plt = _plt()
-    br = glm.bayes_branches("ising", "sign")
+    br = glm.advanced.bayes_branches("ising", "sign")
     tr = glm.bayes_transition("ising", "sign")
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 5.0), layout="constrained")
     st = br["stable"]
@@ -149,7 +149,7 @@ def _path(out):
     a1.set_ylabel(r"$\varepsilon_g$")
     a1.set_title("logistic ERM, 10% label noise: regularisation paths")
     a1.legend(fontsize=8)
-    oc = glm.optimal_lam_curve(m, np.geomspace(0.5, 10, 12))
+    oc = glm.advanced.optimal_lam_curve(m, np.geomspace(0.5, 10, 12))
     a2.loglog(oc["alpha"], oc["lam"], "o-")
     a2.set_xlabel(r"$\alpha$")
     a2.set_ylabel(r"optimal $\lambda$")

@@ -77,11 +77,16 @@ def parameter_path(model, alpha, name, values, *, level=RULE_LEVEL):
     tmix = np.ascontiguousarray(model.prior.mixture, dtype=float)
     md = (cfg, terms, tw, par, sts, tmix)
     fixq = model.penalty.constraint in ("spherical", "ising")
-    out = np.zeros((vals.size, 14))
-    obs = np.zeros((vals.size, 7))
+    # a repeated value is solved once (the predictor steps in the parameter): copies filled after
+    keep = np.r_[True, np.diff(vals) != 0]
+    uvals = np.ascontiguousarray(vals[keep])
+    out = np.zeros((uvals.size, 14))
+    obs = np.zeros((uvals.size, 7))
     logp = bool(np.all(vals > 0))
-    ks.sv_path(0, alpha, slot, vals, logp, _start(first, lay), 1 if fixq else 0, float(model.prior.rho), math.inf,
+    ks.sv_path(0, alpha, slot, uvals, logp, _start(first, lay), 1 if fixq else 0, float(model.prior.rho), math.inf,
                md, rule, out, obs, True)
+    idx = np.cumsum(keep) - 1
+    out, obs = np.ascontiguousarray(out[idx]), np.ascontiguousarray(obs[idx])
     for i in range(vals.size):
         if int(out[i, 0]) != 0 or not out[i, 1] <= 1e-10:
             raise ConvergenceError(f"glm.parameter_path: no solution at {name} = {vals[i]!r}, alpha = {alpha!r} for "
