@@ -15,14 +15,37 @@ import numpy as np
 from scipy import special
 
 from ..errors import check_int
+from ..result import check_real
 from ..saddle import newton
 
 
 ACTIVATIONS = ("sign", "relu")
 ANSATZE = ("rs", "1rsb")
 
+#: largest K of the sign RS capacity (thesis Eq. 3.5): beyond, the incomplete-beta quadrature
+#: loses its 1e-12 agreement between levels (K = 1e11: 2e-12; 1e12: 5e-5)
+K_MAX_RS_FORMULA = 10 ** 10
+#: largest K of the randomized-QMC sign theories at finite K (RS storage, AT line, 1RSB capacity):
+#: the cost grows like K^2 (1RSB capacity ~20 min at K = 201, the largest K computed, stored in
+#: figures/data/committee_1rsb_largeK.json; RS storage ~2.5 min at K = 21); for larger K the
+#: large-K theories apply (:func:`statmech.committee.sign_capacity_large_K`, Eq. 1RSB.L)
+K_MAX_RQMC = 201
+#: largest even K of the ReLU RS capacity by RQMC (~80 s at K = 100, relative standard error 1e-3)
+K_MAX_RELU_RS = 100
 
-def _check_K(K, activation):
+
+def _check_K_max(k, k_max, function, what, hint=""):
+    """ValueError naming K and the limit when a finite ``k`` exceeds ``k_max``."""
+    if k != math.inf and k > k_max:
+        raise ValueError(f"{function}: K must be <= {k_max} for {what}, got K={k}" + (f"; {hint}" if hint else ""))
+    return k
+
+
+def _check_K(K, activation, function=None):
+    """K as an int (odd for sign units, even for ReLU) or ``math.inf``; TypeError for non-numbers."""
+    check_real("K", K, function=function)
+    if isinstance(K, (float, np.floating)) and math.isnan(K):
+        raise ValueError(f"{function + ': ' if function else ''}K must be an integer or math.inf, got {K!r}")
     if activation == "relu":
         if isinstance(K, float) and math.isinf(K):
             return math.inf
@@ -42,8 +65,8 @@ def _stationary_2d(f, x0, h=1e-3, tol=1e-7):
     """Stationary point of a smooth f(p), p in R^2, by Newton on central-difference gradients.
 
     f is evaluated once per point: the Hessian's diagonal stencil reuses the gradient's points
-    and the (1, 0) element reuses the (0, 1) stencil points (f is a pure function of p), so the
-    results are bit-identical to evaluating every stencil point afresh.
+    (f is a pure function of p), so the results are bit-identical to evaluating every stencil
+    point afresh.  The Hessian is computed on one triangle and mirrored (exactly symmetric).
     """
     f_raw = f
     memo = {}
@@ -63,10 +86,12 @@ def _stationary_2d(f, x0, h=1e-3, tol=1e-7):
         return g
 
     def hess(p):
+        # one triangle, mirrored: symmetric by construction (the (1, 0) stencil sums the same four
+        # values in another order, which may differ from (0, 1) in the last bit)
         Hm = np.empty((2, 2))
         f0 = f(p)
         for i in range(2):
-            for j in range(2):
+            for j in range(i, 2):
                 ei = np.zeros(2)
                 ej = np.zeros(2)
                 ei[i] = h
@@ -74,7 +99,7 @@ def _stationary_2d(f, x0, h=1e-3, tol=1e-7):
                 if i == j:
                     Hm[i, i] = (f(p + ei) - 2 * f0 + f(p - ei)) / (h * h)
                 else:
-                    Hm[i, j] = (f(p + ei + ej) - f(p + ei - ej) - f(p - ei + ej) + f(p - ei - ej)) / (4 * h * h)
+                    Hm[i, j] = Hm[j, i] = (f(p + ei + ej) - f(p + ei - ej) - f(p - ei + ej) + f(p - ei - ej)) / (4 * h * h)
         return Hm
     info = newton(grad, x0, hess, tol=tol, xtol=1e-8, maxiter=30)
     return info, hess(info.x)
@@ -84,3 +109,20 @@ def _sobol_normal_points(K, log2_points, seed):
     """2^log2_points points of a scrambled Sobol sequence (scipy.stats.qmc, ``seed``) mapped to N(0, I_K) by ndtri."""
     from scipy.stats import qmc
     return np.ascontiguousarray(special.ndtri(qmc.Sobol(d=K, scramble=True, seed=seed).random_base2(log2_points)))
+
+
+def _bar(desc, total=None, progress=True):
+    """A tqdm progress bar (stderr, removed when done) or a silent stand-in when ``progress`` is False."""
+    from tqdm.auto import tqdm
+    return tqdm(total=total, desc=desc, disable=not progress, leave=False)
+
+
+#: modules whose source keys the on-disk results of the committee package (any edit invalidates them)
+_CACHE_SOURCES = ("statmech.committee", "statmech.gaussian", "statmech.saddle", "statmech.symbolic",
+                  "statmech._nb", "statmech.rsb")
+
+
+def _disk_cached(name, key, compute):
+    """``compute()`` (a JSON value) cached on disk under ``committee/<name>`` (:func:`statmech.io.cached_json`)."""
+    from ..io import cached_json
+    return cached_json(f"committee/{name}", key, compute, sources=_CACHE_SOURCES)

@@ -10,7 +10,8 @@ import math
 
 from ..errors import check_choice
 from ..saddle import SaddlePoint
-from ._common import ACTIVATIONS, ANSATZE, _check_K
+from ..result import check_real
+from ._common import ACTIVATIONS, ANSATZE, K_MAX_RELU_RS, K_MAX_RS_FORMULA, _check_K, _check_K_max
 from .large_k import _relu_inf_1rsb_point
 from .large_k_rsb import INF_ACTIVATIONS, INF_ANSATZE, tcm_capacity_inf_point
 from .relu_1rsb import relu_capacity_1rsb_rqmc
@@ -31,28 +32,45 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
 
     Each case is computed in its theory's file: sign rs in ``sign_rs.py``, sign 1rsb in
     ``sign_1rsb.py``, relu rs in ``relu_rs.py``, relu 1rsb in ``relu_k2.py`` (K = 2) and
-    ``relu_1rsb.py`` (K = 4, 6), K = inf in ``large_k.py``.
+    ``relu_1rsb.py`` (K = 4, 6), K = inf in ``large_k.py`` / ``large_k_rsb.py``.
 
-    * sign, rs: thesis Eq. 3.5 (derived and confirmed; quadrature accurate to ~1e-13 relative),
-      K odd >= 1; ``K = math.inf`` returns ``math.inf`` (alpha_c^RS = sqrt(72/pi) sqrt(K)
-      (1 + O(K^-1/2)), see :func:`rs_large_K_coefficient`).
-    * sign, 1rsb: Eq. 1RSB.1 (Barkai--Hansel--Sompolinsky 1992 ansatz at q1 -> 1), any odd K:
-      K <= 5 by the multiset rule (K = 3: +-2e-6, K = 5: +-1e-4; K = 5 takes minutes), K >= 7
+    Domain (every other K raises ValueError naming K and the limit; a string or None TypeError):
+
+    ==========  =======  ==========================================================================
+    activation  ansatz   K
+    ==========  =======  ==========================================================================
+    sign        rs       odd 1 <= K <= 10^10 (``K_MAX_RS_FORMULA``), and ``math.inf`` (-> inf)
+    sign        1rsb     odd 1 <= K <= 201 (``K_MAX_RQMC``), and ``math.inf`` (-> inf)
+    relu        rs       even 2 <= K <= 100 (``K_MAX_RELU_RS``), and ``math.inf``
+    relu        1rsb     K = 2, 4, 6 and ``math.inf``
+    erf         any      ``math.inf`` only
+    any         frsb     ``math.inf`` only (relu, erf; sign -> inf)
+    ==========  =======  ==========================================================================
+
+    * sign, rs: thesis Eq. 3.5 (derived and confirmed; quadrature accurate to ~1e-13 relative,
+      two tanh--sinh levels must agree to 1e-12 or ConvergenceError); alpha_c^RS = sqrt(72/pi)
+      sqrt(K) (1 + O(K^-1/2)) for large K, see :func:`rs_large_K_coefficient`.  Fast (< 1 s).
+    * sign, 1rsb: Eq. 1RSB.1 (Barkai--Hansel--Sompolinsky 1992 ansatz at q1 -> 1):
+      K <= 5 by the multiset rule (K = 3: +-2e-6, ~10 s; K = 5: +-1e-4, minutes), K >= 7
       by randomized QMC (relative standard error ~5e-4 ... 1e-3, reported by
-      ``tcm_capacity_1rsb_point(K).extra["stderr"]``; ~30 s at K = 7, ~1 min at K = 25,
-      ~10 min at K = 99, ~25 min at K = 151 on a loaded shared machine, cached per K);
-      ``K = math.inf`` returns ``math.inf`` (the capacity grows like (8/pi) sqrt(ln K), derived, see
-      :func:`one_rsb_large_K_coefficient` and :func:`tcm_1rsb_large_K`; Monasson--Zecchina's
-      internal-representation calculation gives (16/pi) sqrt(ln K)).
-    * relu, rs: Eq. RS.4 with the exact ReLU flip cost; K even; K = 2: 4/3 exactly (derived),
+      ``tcm_capacity_1rsb_point(K).extra["stderr"]``; ~10-30 s at K = 7, ~1 min at K = 25,
+      ~10 min at K = 99, ~20 min at K = 151-201 on a loaded shared machine; progress bar).
+      Every K is cached on disk after its first computation (``STATMECH_CACHE_DIR``, keyed by K,
+      the package version and the source), so a second process answers at once.  For K > 201 use
+      the large-K theory (:func:`sign_capacity_large_K`, :func:`tcm_1rsb_large_K`: the capacity grows
+      like (8/pi) sqrt(ln K); Monasson--Zecchina's internal-representation calculation gives
+      (16/pi) sqrt(ln K), :func:`monasson_zecchina`).
+    * relu, rs: Eq. RS.4 with the exact ReLU flip cost; K = 2: 4/3 exactly (derived),
       K >= 4 by randomized quasi-Monte Carlo on the unit sphere (homogeneity of C; relative
-      standard error ~1e-4, reported by :func:`relu_rs_capacity_error`), ``K = math.inf``:
-      2 pi/(pi - 1) (effective perceptron, Q'(1) = pi/(pi-1)).
+      standard error ~1e-4 (K = 4) ... 1e-3 (K = 100), reported by :func:`relu_rs_capacity_error`;
+      ~5 s at K = 10, ~80 s at K = 100), ``K = math.inf``: 2 pi/(pi - 1) (effective perceptron,
+      Q'(1) = pi/(pi-1)).
     * relu, 1rsb: ``K = 2``: 4/3 = RS (alpha(q0, y) of Eq. 1RSB.1 exceeds 4/3 everywhere and tends to it
       on the RS boundary, see :func:`relu_capacity_1rsb_point`); ``K = 4``: 2.316 +- 0.002 by RQMC
-      with an importance-sampled inner average (:func:`relu_capacity_1rsb_rqmc`, ~1 min; 2.3167 +- 0.0008
-      from finer point sets); ``K = 6``: 2.578 +- 0.002 (same method, ~1.5 min; 2.581 +- 0.003 from finer sets);
-      ``K = math.inf`` (effective perceptron with kernel Q, Eq. 1RSB.1); K >= 8 not implemented.
+      with an importance-sampled inner average (:func:`relu_capacity_1rsb_rqmc`, ~1 min with a
+      progress bar, cached on disk; 2.3167 +- 0.0008 from finer point sets); ``K = 6``: 2.578 +- 0.002
+      (same method, ~1.5 min; 2.581 +- 0.003 from finer sets); ``K = math.inf`` (effective perceptron
+      with kernel Q, Eq. 1RSB.1); K >= 8 is not implemented (not validated).
     * ``K = math.inf`` also takes ``activation="erf"`` (g = erf(x/sqrt 2)) and ``ansatz="frsb"``
       (relu, erf: the full-RSB SAT/UNSAT point, :func:`tcm_capacity_inf_point`, ~20 s, cached;
       erf rs: 4 sqrt(3)/pi; sign: ``math.inf`` in every ansatz, see
@@ -61,11 +79,14 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
     check_choice("activation", activation, ACTIVATIONS + ("erf",))
     check_choice("ansatz", ansatz, ANSATZE + ("frsb",))
     if activation == "erf" or ansatz == "frsb":
+        check_real("K", K, function="tcm_capacity")
         _check_inf(K, activation, ansatz)
         return math.inf if activation == "sign" else float(tcm_capacity_inf_point(activation, ansatz).alpha_c)
-    k = _check_K(K, activation)
+    k = _check_K(K, activation, "tcm_capacity")
     if activation == "sign":
         if ansatz == "rs":
+            _check_K_max(k, K_MAX_RS_FORMULA, "tcm_capacity", "the sign RS capacity (Eq. 3.5 quadrature)",
+                         "alpha_c^RS = sqrt(72/pi) sqrt(K) (1 + O(K^-1/2)), rs_large_K_coefficient()")
             return math.inf if k == math.inf else _alpha_rs_sign(k)
         if k == math.inf:
             return math.inf
@@ -74,14 +95,16 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
     if ansatz == "rs":
         if k == math.inf:
             return 2.0 * math.pi / (math.pi - 1.0)
+        _check_K_max(k, K_MAX_RELU_RS, "tcm_capacity", "the ReLU RS capacity (RQMC)",
+                     "K = math.inf gives 2 pi/(pi - 1)")
         return float(_alpha_rs_relu(k)[0])
     if k == 2:
         return float(relu_capacity_1rsb_point(2).alpha_c)
     if k in (4, 6):
         return float(relu_capacity_1rsb_rqmc(k).alpha_c)
     if k != math.inf:
-        raise ValueError(f"K must be 2, 4, 6 or math.inf for the ReLU 1RSB capacity (K >= 8 not validated; "
-                         f"alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
+        raise ValueError(f"tcm_capacity: K must be 2, 4, 6 or math.inf for the ReLU 1RSB capacity (K >= 8 not "
+                         f"validated; alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
     return float(_relu_inf_1rsb_point().alpha_c)
 
 
@@ -117,16 +140,20 @@ def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
     return tcm_capacity_inf_point(activation, ansatz)
 
 
-def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-3, method=None):
+def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-3, method=None, progress=True):
     r"""RS saddle point of the storage problem of a sign tree committee machine.
 
     Implements Eqs. RS.1--RS.3 of :mod:`statmech.committee` (thesis Eq. 3.3 in RS form; the replicon
     RS.3 is our derivation, reducing to Gardner--Derrida for K = 1).
 
+    Domain: sign units, odd K with 1 <= K <= 201 (``K_MAX_RQMC``) and 0 <= alpha < alpha_c^RS(K)
+    (thesis Eq. 3.5); ReLU units, K = 2 and 0 <= alpha < 4/3.  Outside: ValueError naming the
+    argument and the limit (a string or None: TypeError).
+
     Parameters
     ----------
     alpha : float or array, 0 <= alpha < alpha_c^RS(K)
-    K : odd integer >= 1 for sign units; K = 2 for relu
+    K : odd integer 1 <= K <= 201 for sign units; K = 2 for relu
     activation : "sign", or "relu" (K = 2 only; Z = bivariate-normal orthant probability, see
         ``relu_k2._relu2_storage_one`` and docs/committee.md, Eqs. R2.4-R2.6)
     ansatz : "rs"
@@ -157,6 +184,7 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-
     tol : a ConvergenceError is raised when the quadrature error estimate (of q and of the
         entropy) exceeds ``tol`` -- near alpha_c (q -> 1) the K-dimensional integrand develops
         layers of width sqrt(1-q) and needs a finer rule
+    progress : show a progress bar of the K-dimensional averages for K >= 7 (each takes seconds)
 
     Returns
     -------
@@ -171,7 +199,7 @@ def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-
         return _relu_storage(alpha, K, level, tol)
     check_choice("activation", activation, ("sign",))
     check_choice("ansatz", ansatz, ("rs",))
-    return _sign_storage(alpha, K, level, tol, method)
+    return _sign_storage(alpha, K, level, tol, method, progress)
 
 
 def _finite_capacity_point(K, activation):
