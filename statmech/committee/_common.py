@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 from scipy import special
@@ -42,22 +43,32 @@ def _check_K_max(k, k_max, function, what, hint=""):
 
 
 def _check_K(K, activation, function=None):
-    """K as an int (odd for sign units, even for ReLU) or ``math.inf``; TypeError for non-numbers."""
+    """K as an int (odd >= 1 for sign units, even >= 2 for ReLU) or ``math.inf``.
+
+    TypeError for what is not a real number (strings, None, booleans), ValueError naming K and
+    the allowed values otherwise (NaN, -inf, non-integers, wrong parity)."""
+    where = f"{function}: " if function else ""
     check_real("K", K, function=function)
-    if isinstance(K, (float, np.floating)) and math.isnan(K):
-        raise ValueError(f"{function + ': ' if function else ''}K must be an integer or math.inf, got {K!r}")
-    if activation == "relu":
-        if isinstance(K, float) and math.isinf(K):
+    if isinstance(K, (float, np.floating)) and not math.isfinite(K):
+        if K == math.inf:
             return math.inf
+        raise ValueError(f"{where}K must be a positive integer or math.inf, got {K!r}")
+    if activation == "relu":
+        if not isinstance(K, (numbers.Integral, np.integer)) and K != int(K):
+            raise ValueError(f"{where}K must be an even integer >= 2 or math.inf, got {K!r}")
         k = check_int("K", K, 2)
         if k % 2:
-            raise ValueError(f"K must be an even integer >= 2 for activation='relu' (balanced second layer), got {K!r}")
+            raise ValueError(f"{where}K must be an even integer >= 2 for activation='relu' (balanced second layer), "
+                             f"got {K!r}")
         return k
-    if isinstance(K, float) and math.isinf(K):
-        return math.inf
+    if not isinstance(K, (numbers.Integral, np.integer)) and K != int(K):
+        raise ValueError(f"{where}K must be an odd integer >= 1 or math.inf, got {K!r}")
+    if K < 1:
+        raise ValueError(f"{where}K must be an odd integer >= 1 or math.inf, got {K!r}")
     k = check_int("K", K, 1)
     if k % 2 == 0:
-        raise ValueError(f"K must be an odd integer >= 1 for activation='sign' (majority vote of K units), got {K!r}")
+        raise ValueError(f"{where}K must be an odd integer >= 1 for activation='sign' (majority vote of K units), "
+                         f"got {K!r}")
     return k
 
 
