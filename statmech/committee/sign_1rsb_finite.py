@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -52,7 +53,10 @@ class Rule:
     ("ts", level) tensor piecewise tanh--sinh with a break at each unit's zero crossing;
     ("sorted", n, n_rem, level) the sorted-order rule of :mod:`._rsb_sorted` (K = 3, any
     q1 < 1): Gauss--Legendre orders of the bulk and remainder pieces, tanh--sinh level of
-    the Gaussian tails;
+    the Gaussian tails; ("order", log2_total, seed) the order-statistics rule of
+    :mod:`._rsb_order` (any odd K, near capacity): the dominant term exactly, the remainder
+    E[Z^m - D^m] by RQMC with 2^log2_total samples of the outer measure (scrambling ``seed``);
+    its gradient is the central difference of the estimator at fixed point sets and grid;
     outer: ("gh", n) multisets of an n-point Gauss--Hermite rule, ("ts", level) multisets of
     the tanh--sinh rule of the RS averages (break at t = 0, :func:`.sign_rs._rs_nodes`), or
     ("rqmc", log2, seed) an antithetic scrambled Sobol set;
@@ -68,6 +72,8 @@ class Rule:
     def finer(self):
         """The check rule: inner level + 1 (tanh--sinh) or n + 4 (GH), outer n + 4 / next seed."""
         kind = self.inner[0]
+        if kind == "order":
+            return Rule(("order", self.inner[1] + 2, self.inner[2] + 1), self.outer, self.ibp)
         if kind == "sorted":
             i = ("sorted", self.inner[1] + 2, self.inner[2] + 2, self.inner[3])
         else:
@@ -100,9 +106,80 @@ def _inner_arrays(inner, K):
             _EMPTY, _EMPTY, _EMPTY, _EMPTY)
 
 
+# --------------------------------------------------------------------------- order-statistics rule (any K)
+_ORDER_LOG2_MAX = 14      # at most 2^14 RQMC samples at one outer point
+_ORDER_N_MIN = 16         # at least 16 at every outer point
+
+
+@lru_cache(maxsize=8)
+def _order_sets(K, log2_total, seed, npts):
+    """The RQMC point set (2K-dim scrambled Sobol, 2^min(log2_total, 14) points) and the
+    Cranley--Patterson shifts of the ``npts`` outer points, for the remainder of Eq. F.9."""
+    from scipy.stats import qmc
+    U = qmc.Sobol(d=2 * K, scramble=True, seed=seed).random_base2(min(log2_total, _ORDER_LOG2_MAX))
+    shifts = np.random.default_rng([seed, 7919]).random((npts, 2 * K))
+    U.setflags(write=False)
+    shifts.setflags(write=False)
+    return np.ascontiguousarray(U), np.ascontiguousarray(shifts)
+
+
+def _order_eval(K, q0, q1, m, rule, edges):
+    """[G_E, var, share, points, samples] of :func:`._rsb_order._outer_order` on the grid ``edges``."""
+    from ._rsb_order import _D_GL, _GW, _GX, _SINT, _outer_order, _pair_nodes, _pair_tables, _tables
+    from .sign_rs import _rs_nodes
+    if rule.outer[0] != "gh":
+        raise ValueError(f"the order-statistics inner rule needs a Gauss-Hermite multiset outer rule, got {rule.outer!r}")
+    z0, w0 = _rs_nodes(rule.outer)
+    npts = math.comb(z0.shape[0] + K - 1, K)
+    U, shifts = _order_sets(K, rule.inner[1], rule.inner[2], npts)
+    b = math.sqrt(q1 - q0)
+    se = math.sqrt(1.0 - q1)
+    avals = np.ascontiguousarray(math.sqrt(q0) * z0)
+    s, w, F, A, B = _tables(avals, b, se, m, edges, _GX, _GW, _SINT)
+    dx, dw = _gl(_D_GL)
+    pt, ps, pw = _pair_nodes(s, w, se, m, dx, dw)
+    PHI, BP = _pair_tables(avals, b, ps)
+    out = np.zeros(5)
+    _outer_order(z0, w0, K, q0, b, se, m, w, F, A, B, pt, pw, PHI, BP, U, shifts, float(2 ** rule.inner[1]),
+                 _ORDER_N_MIN, _LOGFACT, out)
+    return out
+
+
+def _order_grid(K, q0, q1, m, rule):
+    from ._rsb_order import s_grid
+    from .sign_rs import _rs_nodes
+    z0, _ = _rs_nodes(rule.outer)
+    return s_grid(math.sqrt(q0) * z0, math.sqrt(q1 - q0), math.sqrt(1.0 - q1), m)
+
+
+def _energetic_order(K, q0, q1, m, rule):
+    """(G_E, dG/dq0, dG/dq1, dG/dm, standard error of G_E) with the order-statistics rule: central
+    differences of the estimator at fixed point sets and fixed s-grid (that of the centre), so the
+    differences are the derivatives of one smooth function (steps 1e-4 of q0, q1 - q0, 1 - q1 and m)."""
+    edges = _order_grid(K, q0, q1, m, rule)
+    c = _order_eval(K, q0, q1, m, rule, edges)
+    h0 = 1e-4 * min(q0, q1 - q0)
+    h1 = 1e-4 * min(1.0 - q1, q1 - q0)
+    hm = 1e-4 * m
+    g = np.empty(3)
+    for i, (dq0, dq1, dm, h) in enumerate(((h0, 0.0, 0.0, h0), (0.0, h1, 0.0, h1), (0.0, 0.0, hm, hm))):
+        fp = _order_eval(K, q0 + dq0, q1 + dq1, m + dm, rule, edges)[0]
+        fm = _order_eval(K, q0 - dq0, q1 - dq1, m - dm, rule, edges)[0]
+        g[i] = (fp - fm) / (2.0 * h)
+    if not (np.all(np.isfinite(g)) and math.isfinite(c[0])):
+        raise ConvergenceError(f"tcm_1rsb_point: the order-statistics inner average is not finite at "
+                               f"(q0, q1, m) = ({q0:.6g}, {q1:.8g}, {m:.6g}), K={K}")
+    return np.array([c[0], g[0], g[1], g[2], math.sqrt(c[1])])
+
+
 def _energetic(K, q0, q1, m, rule, both=False):
     """(G_E, dG_E/dq0, dG_E/dq1, dG_E/dm) of Eq. F.2 (numba, :mod:`._rsb_avg`); dG_E/dq0 in the
-    form selected by ``rule.ibp``; ``both``: also the other form (5th entry: IBP, the 2nd: chain)."""
+    form selected by ``rule.ibp``; ``both``: also the other form (5th entry: IBP, the 2nd: chain).
+    The order-statistics rule (any K): central differences of its estimator (the 5th entry is then
+    the RQMC standard error of G_E)."""
+    if rule.inner[0] == "order":
+        out = _energetic_order(K, q0, q1, m, rule)
+        return out if both else out[:4]
     arrs = _inner_arrays(rule.inner, K)
     if rule.outer[0] in ("gh", "ts"):
         from .sign_rs import _rs_nodes
