@@ -123,6 +123,7 @@ from .relu_1rsb import relu_1rsb_alpha_rqmc, relu_capacity_1rsb_rqmc
 from .relu_k2 import relu_at_line, relu_capacity_1rsb_point
 from .relu_rs import relu_rs_capacity_error
 from .sign_1rsb import tcm_capacity_1rsb_point, tcm_capacity_1rsb_rqmc
+from .sign_1rsb_branch import TCM1RSBBranch, tcm_1rsb_branch
 from .sign_1rsb_finite import TCMRSBPoint, tcm_1rsb_point
 from .sign_2rsb import TCM2RSBResult, tcm_2rsb_alpha, tcm_2rsb_search
 from .sign_rs import tcm_at_line, tcm_at_line_point
@@ -133,4 +134,5 @@ __all__ = ["tcm_storage", "tcm_capacity", "tcm_capacity_point", "tcm_at_line", "
            "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",
            "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "tcm_capacity_point", "tcm_capacity_inf_point",
            "tcm_output_kernel", "tcm_kstep_inf", "sign_capacity_large_K", "sign_capacity_large_K_point",
-           "TCMRSBPoint", "tcm_1rsb_point", "TCM2RSBResult", "tcm_2rsb_alpha", "tcm_2rsb_search"]
+           "TCMRSBPoint", "tcm_1rsb_point", "TCM1RSBBranch", "tcm_1rsb_branch", "TCM2RSBResult", "tcm_2rsb_alpha",
+           "tcm_2rsb_search"]

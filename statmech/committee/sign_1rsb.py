@@ -218,7 +218,7 @@ def _search_1rsb(k, n, lev, n_final, n_check, progress):
             bar.update(1)
             return _alpha_of(k, 1.0 / (1.0 + math.exp(-p[0])), math.exp(p[1]), n, lev)
         try:
-            info, Hm = _stationary_2d(f, _1RSB_START.copy())
+            info, Hm = _stationary_2d(f, _1RSB_START.copy() if k == 3 else _1rsb_start(k))
         except ConvergenceError as exc:
             raise ConvergenceError(f"tcm_capacity_1rsb_point: no stationary point of alpha(q0, y) found at K={k} "
                                    f"(outer Gauss-Hermite n={n}, inner level {lev}; {exc})", x=exc.x,

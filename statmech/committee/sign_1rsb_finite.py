@@ -29,17 +29,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 
 from .. import gaussian as gs
-from ..errors import ConvergenceError
+from ..errors import ConvergenceError, check_int
 from ..rsb import spherical_entropic
+from ..result import Result, check_real
 from ..saddle import newton
+from ._common import _bar
 from ._kernels import _LOGFACT
 from ._rsb_avg import _outer_multiset, _outer_points
 
-__all__ = ["Rule", "TCMRSBPoint", "solve", "tcm_1rsb_point"]
+__all__ = ["Rule", "TCMRSBPoint", "solve", "tcm_1rsb_point", "default_rule"]
 
 _EMPTY = np.empty(0)
 
@@ -257,13 +260,16 @@ def fd_jacobian(K, fixed, value, u, rule, *, h=1e-5, f0=None):
     return Jm
 
 
-def _solve_broyden(K, fixed, value, u0, rule, *, tol=1e-9, maxiter=25):
+def _solve_broyden(K, fixed, value, u0, rule, *, tol=1e-9, maxiter=25, bar=None):
     """Newton (:func:`statmech.saddle.newton`, backtracking) with a forward-difference Jacobian at
     u0 and Broyden rank-one updates after every accepted step (one evaluation per iteration).
-    Raises ConvergenceError (from the core) if ``tol`` is not reached."""
+    Returns (u, SolveInfo, the final Jacobian); raises ConvergenceError (from the core) if ``tol``
+    is not reached.  ``bar``: a progress bar updated at every evaluation."""
     last = {}
 
     def F(u):
+        if bar is not None:
+            bar.update(1)
         f = _residual(K, fixed, value, u, rule)
         last["u"], last["f"] = np.array(u, dtype=float), f
         return f
@@ -282,7 +288,7 @@ def _solve_broyden(K, fixed, value, u0, rule, *, tol=1e-9, maxiter=25):
 
     info = newton(F, u0, jac, tol=tol, xtol=1e-13, maxiter=maxiter,
                   in_domain=lambda u: _in_domain(fixed, value, u))
-    return info.x, info
+    return info.x, info, state["J"]
 
 
 def solve(K, fixed, value, u0, rule, *, jac=None, tol=1e-10, maxiter=30, h=1e-6):
@@ -325,14 +331,19 @@ def replicon_1rsb(K, alpha, q0, q1, m, *, n_outer=("ts", 2), n_inner=10):
 
 
 # --------------------------------------------------------------------------- public: a point of the branch
-@dataclass(frozen=True)
-class TCMRSBPoint:
-    """A finite-alpha 1RSB saddle point of the sign tree committee (Eq. F.3).
+@dataclass(frozen=True, repr=False)
+class TCMRSBPoint(Result):
+    """A finite-alpha 1RSB saddle point of the sign tree committee (Eq. F.3), a :class:`statmech.Result`.
 
-    alpha, q0 < q1 < 1, m in (0, 1]: the solution; free_entropy: s of Eq. F.1 there;
-    converged, residual (max of the scaled stationarity equations), iterations: of the chord
-    Newton solve; ansatz: "1rsb"; rule: the quadrature (repr of :class:`Rule`).
+    alpha (the headline), q0 < q1 < 1, m in (0, 1]: the solution; free_entropy: s of Eq. F.1 there;
+    converged, residual (max of the scaled stationarity equations), iterations: of the quasi-Newton
+    solve; error: the change of alpha under the finer inner rule of :meth:`Rule.finer` on the same
+    outer rule (one Newton step of its equations from the solution, with the final Jacobian: the
+    inner quadrature and RQMC error of alpha; the outer-rule error is common to the frozen
+    computation on the same outer rule, docs/committee.md); ansatz: "1rsb"; rule: the quadrature (repr of :class:`Rule`); rs_stable and
+    stability: None (the stability of the 1RSB point is not computed).
     """
+    headline: ClassVar[str] = "alpha"
     K: int
     alpha: float
     q0: float
@@ -344,41 +355,104 @@ class TCMRSBPoint:
     iterations: int
     ansatz: str
     rule: str
+    error: float = 0.0
+    rs_stable: bool | None = None
+    stability: np.ndarray | None = None
 
 
-def tcm_1rsb_point(K, q1, *, guess=None, rule=None, tol=1e-9, maxiter=25):
+#: largest K of the finite-alpha 1RSB point (validated: K = 3 against the exact sorted-order rule,
+#: K = 5, 7 against the frozen capacity on the same outer rule)
+K_MAX_FINITE_1RSB = 7
+#: the order-statistics rule is built for the approach to capacity: 1 - q1 <= 0.05
+EPS_MAX_ORDER = 0.05
+
+
+def default_rule(K):
+    """The default quadrature of :func:`tcm_1rsb_point`: K = 3 the exact sorted-order inner rule
+    (6, 4, 1) with outer Gauss--Hermite n = 8; K = 5 the order-statistics rule with 2^17 RQMC
+    samples and outer n = 8 (K = 5: 792 multisets, K = 7: 3432; at K = 7 the n = 6 rule has no
+    stationary point of Eq. 1RSB.1 near the converged one, its alpha(q0, y) keeps falling towards
+    larger q0 and y)."""
+    if K == 3:
+        return Rule(inner=("sorted", 6, 4, 1), outer=("gh", 8))
+    return Rule(inner=("order", 17, 0), outer=("gh", 8))
+
+
+def _check_point_args(K, q1, rule, function):
+    check_real("K", K, function=function)
+    check_real("q1", q1, function=function)
+    k = check_int("K", K, 3) if not (isinstance(K, float) and not math.isfinite(K)) else None
+    if k is None or k % 2 == 0 or k > K_MAX_FINITE_1RSB:
+        raise ValueError(f"{function}: K must be 3, 5 or 7 (odd K <= {K_MAX_FINITE_1RSB}, the validated finite-alpha "
+                         f"1RSB), got {K!r}")
+    q1 = float(q1)
+    if not 0.0 < q1 < 1.0:
+        raise ValueError(f"{function}: q1 must be in (0, 1), got {q1!r}")
+    rule = default_rule(k) if rule is None else rule
+    if not isinstance(rule, Rule):
+        raise TypeError(f"{function}: rule must be a Rule, got {type(rule).__name__}")
+    if rule.inner[0] == "sorted" and k != 3:
+        raise ValueError(f"{function}: the sorted inner rule is for K = 3 only, got K={k}")
+    if rule.inner[0] in ("gh", "ts") and k > 3:
+        raise ValueError(f"{function}: the tensor inner rules cost n^K per outer point; use the order rule "
+                         f"for K = {k}")
+    if rule.inner[0] == "order" and 1.0 - q1 > EPS_MAX_ORDER:
+        raise ValueError(f"{function}: 1 - q1 must be <= {EPS_MAX_ORDER} with the order-statistics rule (it is built "
+                         f"for the approach to capacity), got q1={q1!r}")
+    return k, q1, rule
+
+
+def tcm_1rsb_point(K, q1, *, guess=None, rule=None, tol=1e-9, maxiter=25, progress=True, check=True):
     """1RSB saddle point of the sign TCM at finite alpha on the branch towards capacity, at fixed q1.
 
     Along the 1RSB branch q1 grows from the AT line to 1 at capacity, so q1 (not alpha) is
-    the parameter: the unknowns are q0, m and alpha (Eq. F.3, grad s = 0).  K = 3 only (the
-    sorted-order inner average of :mod:`._rsb_sorted`; the tensor rules of :mod:`._rsb_avg`
-    do not resolve the layers of width sqrt(1 - q1) near capacity).  Default rule: inner
-    ("sorted", 6, 4, 1), outer ("gh", 8).  Default guess: the frozen expansion of Eq. F.8
-    with the same outer rule, q0 = q0*, m = y* (1 - q1), alpha = alpha_c + slope (1 - q1),
-    a poor start: alpha(eps) has large eps^{3/2} terms (docs/committee.md), pass a guess
-    interpolated from neighbouring points.  Quasi-Newton (:func:`_solve_broyden`): about
-    4 + iterations evaluations of Eq. F.1, ~10 s each (outer n = 6) on a loaded core.
+    the parameter: the unknowns are q0, m and alpha (Eq. F.3, grad s = 0).
 
-    Raises ValueError for K != 3 or q1 outside (0, 1), ConvergenceError (with the last
-    iterate) if the solve does not reach ``tol``.
+    Domain: K = 3, 5, 7 (ValueError otherwise, naming K); 0 < q1 < 1, and 1 - q1 <= 0.05 with the
+    order-statistics rule (the default for K = 5, 7).  Rules (:func:`default_rule`): K = 3 the
+    exact sorted-order inner average of :mod:`._rsb_sorted`; K = 5, 7 the order-statistics average
+    of :mod:`._rsb_order` (Eqs. F.9-F.11: dominant term and pair term exact, the remainder by RQMC
+    with a pair control variate), checked at K = 3 against the sorted rule (alpha to 3e-6 at
+    1 - q1 = 6.25e-4, 3e-5 at 2.5e-3).  The tensor rules of :mod:`._rsb_avg` do not resolve the
+    layers of width sqrt(1 - q1) near capacity.
+
+    Default guess: the frozen expansion of Eq. F.8 with the same outer rule, q0 = q0*, m = y* (1 - q1),
+    alpha = alpha_c + slope (1 - q1), a poor start (alpha(eps) has large eps^{3/2} terms,
+    docs/committee.md): pass a guess interpolated from neighbouring points (:func:`tcm_1rsb_branch`
+    does).  Quasi-Newton (:func:`_solve_broyden`): about 4 + iterations evaluations of the gradient of
+    Eq. F.1 (K = 3, sorted rule: ~10 s each; K = 5, 7 order rule: 7 evaluations of G_E of ~1-3 s each
+    on a loaded core), with a progress bar (``progress=False`` hides it).  ``check``: compute the
+    error of alpha with :meth:`Rule.finer` (one more gradient; ``error`` = 0 without it).
+
+    Returns a :class:`TCMRSBPoint`.  Raises ValueError for arguments outside the domain,
+    ConvergenceError naming K and q1 (with the last iterate) if the solve does not reach ``tol``.
     """
-    if K != 3:
-        raise ValueError(f"K must be 3 for tcm_1rsb_point (sorted-order inner average), got {K!r}")
-    if not (isinstance(q1, (int, float)) and 0.0 < q1 < 1.0):
-        raise ValueError(f"q1 must be a number in (0, 1), got {q1!r}")
-    rule = Rule(inner=("sorted", 6, 4, 1), outer=("gh", 8)) if rule is None else rule
+    k, q1, rule = _check_point_args(K, q1, rule, "tcm_1rsb_point")
     if guess is None:
         if rule.outer[0] != "gh":
-            raise ValueError(f"guess is required with a non Gauss-Hermite outer rule, got rule={rule!r}")
+            raise ValueError(f"tcm_1rsb_point: guess is required with a non Gauss-Hermite outer rule, got rule={rule!r}")
         from .sign_1rsb_branch import capacity_expansion
-        ce = capacity_expansion(K, n_outer=rule.outer[1])
+        ce = capacity_expansion(k, n_outer=rule.outer[1])
         eps = 1.0 - q1
         guess = (ce["q0"], ce["y"] * eps, ce["alpha_c"] + ce["slope"] * eps)
+    check_real("guess", guess, function="tcm_1rsb_point")
     u0 = np.asarray(guess, dtype=float)
-    if u0.shape != (3,) or not _in_domain("q1", q1, u0):
-        raise ValueError(f"guess must be (q0, m, alpha) with 0 < q0 < q1, m > 0, alpha > 0, got {guess!r}")
-    u, info = _solve_broyden(K, "q1", q1, u0, rule, tol=tol, maxiter=maxiter)
-    s = float(_functional(K, u[2], u[0], q1, u[1], rule)[0][0])
-    return TCMRSBPoint(K=K, alpha=float(u[2]), q0=float(u[0]), q1=float(q1), m=float(u[1]), free_entropy=s,
+    if u0.shape != (3,) or not np.all(np.isfinite(u0)) or not _in_domain("q1", q1, u0):
+        raise ValueError(f"tcm_1rsb_point: guess must be (q0, m, alpha) with 0 < q0 < q1, m > 0, alpha > 0, got {guess!r}")
+    with _bar(f"TCM K={k} 1RSB at q1={q1:.6g}: gradient evaluations", None, progress) as bar:
+        try:
+            u, info, J = _solve_broyden(k, "q1", q1, u0, rule, tol=tol, maxiter=maxiter, bar=bar)
+        except ConvergenceError as exc:
+            raise ConvergenceError(f"tcm_1rsb_point: no 1RSB saddle point found at K={k}, q1={q1!r} ({exc})",
+                                   x=exc.x, residual=exc.residual, iterations=exc.iterations,
+                                   diagnostics={"K": k, "q1": q1}) from None
+        err = 0.0
+        if check:
+            # one Newton step of the check rule's equations from the solution, with the final Jacobian
+            fine = _residual(k, "q1", q1, u, Rule(rule.finer().inner, rule.outer, rule.ibp))
+            bar.update(1)
+            err = float(abs(np.linalg.solve(J, -fine)[2]))
+    s = float(_functional(k, u[2], u[0], q1, u[1], rule)[0][0])
+    return TCMRSBPoint(K=k, alpha=float(u[2]), q0=float(u[0]), q1=float(q1), m=float(u[1]), free_entropy=s,
                        converged=bool(info.converged), residual=float(info.residual),
-                       iterations=int(info.iterations), ansatz="1rsb", rule=repr(rule))
+                       iterations=int(info.iterations), ansatz="1rsb", rule=repr(rule), error=err)

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from .. import gaussian as gs
 from ..rsb import spherical_entropic
 from ._kernels import _LOGFACT, _multiset_point, _multiset_start, _tensor_node
-from .sign_1rsb import _inner_Y
+from ..gaussian import G_nb, H_nb
+from .sign_1rsb import _inner_Y, _ival
 from .sign_rs import _logaddexp
 
 __all__ = ["TCM2RSBResult", "tcm_2rsb_alpha", "entropic_2rsb", "tcm_2rsb_search"]
@@ -89,6 +90,108 @@ def _energ_2rsb(z0, w0, zm, lwm, K, q0, q1, y1, y2, xs, xcs, tw, logfact):
             lw = _tensor_node(flat, a, sd, zm, lwm, h)
             lse = _logaddexp(lse, lw + r * math.log(_inner_Y(h, v, y2, xs, xcs, tw)))
         acc += wt * lse
+
+
+_S_SD = 14.0       # the s-grid of _energ_2rsb_tab ends 14 tilted sd beyond the largest tilted mean
+_S_WIDTH = 1.0     # panel width in tilted sd (Gauss--Legendre order 8: width 0.5 changes R by < 1e-13)
+
+
+@numba.njit(cache=True)
+def _energ_2rsb_tab(z0, w0, zm, lwm, q0, q1, y1, y2, gx, gw, logfact):
+    """E_{t0} ln E_{t1} Y2^{y1/y2} for K = 3 (Eq. 2RSB.1) with the inner average tabulated per unit.
+
+    Y2(h) = P(n_+ >= 2) + sum_l int_0^inf ds f_l(s) e^{-y2 s^2/2} [c_j(s) b_k(s) + b_j(s) c_k(s)]
+    (the 1-d reduction of Eq. 1RSB.1 at K = 3, variance v = 1 - q1; {j, k} the other two units):
+    at one outer point every unit's middle field a_l + sqrt(q1 - q0) z_i takes n_middle values,
+    so f, c, b are tabulated on a common s-grid per (unit, middle node) and every node of the
+    n_middle^3 tensor rule costs three dot products over the s-grid.  Every term of the integrand is
+    bounded by f_l(s) e^{-y2 s^2/2}, a Gaussian in s of mean -h_l/(1 + y2 v) and sd
+    sig = sqrt(v/(1 + y2 v)): the s-grid has Gauss--Legendre panels (order len(gx)) of width ``_S_WIDTH``
+    sig up to 14 sig beyond the largest of those means (e^-98 of each term's peak is neglected).
+    The middle sum is a streaming log-sum-exp (a node whose Y2 underflows contributes nothing)."""
+    K = 3
+    v = 1.0 - q1
+    sv = math.sqrt(v)
+    sd = math.sqrt(q1 - q0)
+    sq = math.sqrt(q0)
+    r = y1 / y2
+    a1 = 1.0 + y2 * v
+    sig = math.sqrt(v / a1)
+    nm = zm.shape[0]
+    ng = gx.shape[0]
+    idx = _multiset_start(K)
+    a = np.empty(K)
+    h = np.empty((K, nm))
+    acc = 0.0
+    while True:
+        wt = _multiset_point(idx, z0, w0, sq, logfact, a)
+        if wt == 0.0:
+            return acc
+        hmin = 0.0
+        for l in range(K):
+            for i in range(nm):
+                h[l, i] = a[l] + sd * zm[i]
+                if h[l, i] < hmin:
+                    hmin = h[l, i]
+        # every term f_l e^{-y2 s^2/2} (...) <= a Gaussian in s of mean -h_l/(1 + y2 v) and sd sig:
+        # 14 sd beyond the largest mean it is below e^-98 of its peak
+        smax = -hmin / a1 + _S_SD * sig
+        width = _S_WIDTH * sig
+        npan = int(math.ceil(smax / width))
+        width = smax / npan
+        S = npan * ng
+        sn = np.empty(S)
+        E = np.empty(S)
+        for p in range(npan):
+            for g in range(ng):
+                x = (p + 0.5) * width + 0.5 * width * gx[g]
+                sn[p * ng + g] = x
+                E[p * ng + g] = 0.5 * width * gw[g] * math.exp(-0.5 * y2 * x * x)
+        f = np.empty((K, nm, S))
+        c = np.empty((K, nm, S))
+        bb = np.empty((K, nm, S))
+        pp = np.empty((K, nm))
+        for l in range(K):
+            for i in range(nm):
+                hh = h[l, i]
+                pl = H_nb(-hh / sv)
+                pp[l, i] = pl
+                pref = math.exp(-y2 * hh * hh / (2.0 * a1)) / math.sqrt(a1)
+                mu = hh / a1
+                for t in range(S):
+                    x = sn[t]
+                    f[l, i, t] = G_nb((x + hh) / sv) / sv
+                    c[l, i, t] = pl + pref * _ival(-x, 0.0, mu, sig)
+                    bb[l, i, t] = H_nb((x + hh) / sv)
+        xb = np.empty(S)
+        xc = np.empty(S)
+        xf = np.empty(S)
+        shift = -np.inf
+        tot = 0.0
+        for i1 in range(nm):
+            for i2 in range(nm):
+                for t in range(S):
+                    et = E[t]
+                    # f1 c2 b3 + f2 c1 b3 | f1 b2 c3 + f2 b1 c3 | c1 b2 f3 + b1 c2 f3
+                    xb[t] = et * (f[0, i1, t] * c[1, i2, t] + c[0, i1, t] * f[1, i2, t])
+                    xc[t] = et * (f[0, i1, t] * bb[1, i2, t] + bb[0, i1, t] * f[1, i2, t])
+                    xf[t] = et * (c[0, i1, t] * bb[1, i2, t] + bb[0, i1, t] * c[1, i2, t])
+                p1 = pp[0, i1]
+                p2 = pp[1, i2]
+                for i3 in range(nm):
+                    p3 = pp[2, i3]
+                    Y = p1 * p2 + p1 * p3 + p2 * p3 - 2.0 * p1 * p2 * p3
+                    for t in range(S):
+                        Y += xb[t] * bb[2, i3, t] + xc[t] * c[2, i3, t] + xf[t] * f[2, i3, t]
+                    if Y <= 0.0:
+                        continue
+                    e = lwm[i1] + lwm[i2] + lwm[i3] + r * math.log(Y)
+                    if e > shift:
+                        tot = tot * math.exp(shift - e) + 1.0
+                        shift = e
+                    else:
+                        tot += math.exp(e - shift)
+        acc += wt * (shift + math.log(tot))
 
 
 def tcm_2rsb_alpha(q0, q1, y1, y2, *, K=3, n_outer=6, n_middle=12, inner_level=2):
