@@ -97,25 +97,30 @@ def s_grid(avals, b, se, m):
 
 # --------------------------------------------------------------------------- tables per outer node value
 @numba.njit(cache=True)
-def _tables(avals, b, se, m, edges, gx, gw, sint):
-    """Nodes s, weights w, and per outer value k: F = phi_k g (tilted density), A = int_s^inf F, B = P(h < s).
-
-    The upper tail beyond the grid is H((hi - a)/b) (g = 1 there to 1e-16 m)."""
+def _grid_nodes(edges, gx, gw):
+    """Gauss--Legendre nodes and weights on the panels ``edges``."""
     P = edges.shape[0] - 1
     n = gx.shape[0]
-    nn = P * n
-    nk = avals.shape[0]
-    s = np.empty(nn)
-    w = np.empty(nn)
-    lg = np.empty(nn)
+    s = np.empty(P * n)
+    w = np.empty(P * n)
     for p in range(P):
         half = 0.5 * (edges[p + 1] - edges[p])
         mid = 0.5 * (edges[p + 1] + edges[p])
         for i in range(n):
-            t = p * n + i
-            s[t] = mid + half * gx[i]
-            w[t] = half * gw[i]
-            lg[t] = m * log_H_nb(-s[t] / se)
+            s[p * n + i] = mid + half * gx[i]
+            w[p * n + i] = half * gw[i]
+    return s, w
+
+
+@numba.njit(cache=True)
+def _tables_lg(avals, b, s, lg, edges, gw, sint):
+    """Per outer value k on the grid nodes s: F = phi_k e^lg (the tilted density of a top unit),
+    A = int_s^inf F (spectral integration per panel, the upper tail beyond the grid as
+    H((hi - a)/b): the tilt is 1 there), B = P(h < s)."""
+    P = edges.shape[0] - 1
+    n = gw.shape[0]
+    nn = P * n
+    nk = avals.shape[0]
     F = np.empty((nk, nn))
     A = np.empty((nk, nn))
     B = np.empty((nk, nn))
@@ -139,6 +144,18 @@ def _tables(avals, b, se, m, edges, gx, gw, sint):
                     part += sint[i, j] * F[k, p * n + j]
                 A[k, p * n + i] = acc + half * part
             acc += half * tot
+    return F, A, B
+
+
+@numba.njit(cache=True)
+def _tables(avals, b, se, m, edges, gx, gw, sint):
+    """Nodes s, weights w, and per outer value k: F = phi_k g (tilted density), A = int_s^inf F,
+    B = P(h < s), with the finite-(1 - q1) tilt g = H(-s/se)^m (g = 1 beyond the grid to 1e-16 m)."""
+    s, w = _grid_nodes(edges, gx, gw)
+    lg = np.empty(s.shape[0])
+    for t in range(s.shape[0]):
+        lg[t] = m * log_H_nb(-s[t] / se)
+    F, A, B = _tables_lg(avals, b, s, lg, edges, gw, sint)
     return s, w, F, A, B
 
 
@@ -474,3 +491,28 @@ def _pair_tables(avals, b, ps):
             PHI[k, q] = cb * math.exp(-0.5 * z * z)
             BP[k, q] = H_nb(-z)
     return PHI, BP
+
+
+def point_terms(a, b, se, m, *, log2_samples=14, seed=0):
+    """(E[D^m], E[c], RQMC estimate of E[Z^m - D^m - c] and its standard error) at one outer point
+    with unit means ``a`` (for tests: the pieces of Eq. F.9 one by one)."""
+    from scipy.stats import qmc
+    a = np.ascontiguousarray(np.asarray(a, dtype=float))
+    K = a.shape[0]
+    M = (K + 1) // 2
+    edges = s_grid(a, b, se, m)
+    s, w, F, A, B = _tables(a, b, se, m, edges, _GX, _GW, _SINT)
+    dx, dw = np.polynomial.legendre.leggauss(_D_GL)
+    pt, ps, pw = _pair_nodes(s, w, se, m, np.ascontiguousarray(dx), np.ascontiguousarray(dw))
+    PHI, BP = _pair_tables(a, b, ps)
+    SD = np.zeros((K + 1, w.shape[0], M, 2))
+    SP = np.zeros((K + 1, pt.shape[0], M, 4))
+    SD[0, :, 0, 0] = 1.0
+    SP[0, :, 0, 0] = 1.0
+    for l in range(K):
+        _extend(SD, SP, l, l, F, A, B, pt, PHI, BP)
+    wd = float(np.sum(w * SD[K, :, M - 1, 1]))
+    wc = float(np.sum(pw * SP[K, :, M - 1, 3]))
+    U = np.ascontiguousarray(qmc.Sobol(d=2 * K, scramble=True, seed=seed).random_base2(log2_samples))
+    r, r2 = _remainder_point(a, b, se, m, U, U.shape[0], np.zeros(2 * K))
+    return wd, wc, r, math.sqrt(max(r2 - r * r, 0.0) / U.shape[0])

@@ -22,6 +22,7 @@ permutation symmetric at fixed t0) a tensor Gauss--Hermite rule, the inner one t
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numba
 import numpy as np
@@ -32,6 +33,7 @@ from .. import gaussian as gs
 from ..rsb import spherical_entropic
 from ._kernels import _LOGFACT, _multiset_point, _multiset_start, _tensor_node
 from ..gaussian import G_nb, H_nb
+from ._rsb2_order import _outer_2rsb, _pair_nodes2, log_g
 from .sign_1rsb import _inner_Y, _ival
 from .sign_rs import _logaddexp
 
@@ -192,6 +194,55 @@ def _energ_2rsb_tab(z0, w0, zm, lwm, q0, q1, y1, y2, gx, gw, logfact):
                     else:
                         tot += math.exp(e - shift)
         acc += wt * (shift + math.log(tot))
+
+
+_MU_LEVEL = 3          # tanh-sinh level of the integrals I of mu(s, s') (level 4 changes R by < 1e-12)
+
+
+@numba.njit(cache=True)
+def _lg_nodes(s, v, y2, r):
+    out = np.empty(s.shape[0])
+    for t in range(s.shape[0]):
+        out[t] = r * log_g(s[t], v, y2)
+    return out
+
+
+@lru_cache(maxsize=4)
+def _order2_sets(log2_total, seed, npts):
+    from scipy.stats import qmc
+    U = qmc.Sobol(d=6, scramble=True, seed=seed).random_base2(min(log2_total, 14))
+    shifts = np.random.default_rng([seed, 104729]).random((npts, 6))
+    U.setflags(write=False)
+    shifts.setflags(write=False)
+    return np.ascontiguousarray(U), np.ascontiguousarray(shifts)
+
+
+def _energ_2rsb_order(q0, q1, y1, y2, n_outer, log2_total=16, seed=0, mu_level=_MU_LEVEL):
+    """(E_{t0} ln E_{t1} Y2^{y1/y2}, its RQMC standard error, the RQMC share) by the order-statistics
+    middle average of :mod:`._rsb2_order` (Eqs. M.1-M.3)."""
+    from ._rsb_order import _D_GL, _GW, _GX, _SINT, _grid_nodes, _pair_tables, _tables_lg, s_grid
+    z0, w0 = gs.gauss_hermite(n_outer)
+    z0 = np.ascontiguousarray(z0)
+    w0 = np.ascontiguousarray(w0)
+    sd = math.sqrt(q1 - q0)
+    v = 1.0 - q1
+    r = y1 / y2
+    avals = np.ascontiguousarray(math.sqrt(q0) * z0)
+    ye = r * y2 / (1.0 + y2 * v)
+    edges = s_grid(avals, sd, math.sqrt(v), ye * v)
+    s, w = _grid_nodes(edges, _GX, _GW)
+    lg = _lg_nodes(s, v, y2, r)
+    F, A, B = _tables_lg(avals, sd, s, lg, edges, _GW, _SINT)
+    xs, xcs, tw = gs.tanh_sinh_rule(mu_level)
+    dx, dw = np.polynomial.legendre.leggauss(_D_GL)
+    pt, ps, pw = _pair_nodes2(s, w, lg, v, y2, r, np.ascontiguousarray(dx), np.ascontiguousarray(dw), xs, xcs, tw)
+    PHI, BP = _pair_tables(avals, sd, ps)
+    U, shifts = _order2_sets(log2_total, seed, math.comb(n_outer + 2, 3))
+    gx8, gw8 = np.polynomial.legendre.leggauss(8)
+    out = np.zeros(5)
+    _outer_2rsb(z0, w0, q0, sd, v, y2, r, w, F, A, B, pt, pw, PHI, BP, U, shifts, float(2 ** log2_total), 16,
+                np.ascontiguousarray(gx8), np.ascontiguousarray(gw8), xs, xcs, tw, _LOGFACT, out)
+    return out[0], math.sqrt(out[1]), out[2]
 
 
 def tcm_2rsb_alpha(q0, q1, y1, y2, *, K=3, n_outer=6, n_middle=12, inner_level=2):
