@@ -155,14 +155,39 @@ def test_order_rule_matches_the_sorted_rule_at_K3():
 
 
 def test_2rsb_reduces_to_1rsb_on_its_boundaries():
-    """q1 = q0 (the middle level empty) gives alpha(q0, y2) of Eq. 1RSB.1 on the same outer rule."""
+    """q1 = q0 (the middle level empty) gives alpha(q0, y2) of Eq. 1RSB.1 on the same outer rule
+    (the tabulated Gauss--Legendre inner reduction against the tanh--sinh one of Eq. 1RSB.1)."""
     q0, y = 0.64, 21.4
-    a1 = sign_1rsb._alpha_of(3, q0, y, 4, 2)
-    a2 = sign_2rsb.tcm_2rsb_alpha(q0, q0 + 1e-12, 7.0, y, n_outer=4, n_middle=3, inner_level=2)
-    assert a2 == pytest.approx(a1, rel=1e-9)
+    a1 = sign_1rsb._alpha_of(3, q0, y, 4, 5)
+    a2 = sign_2rsb.tcm_2rsb_alpha(q0, q0 + 1e-12, 7.0, y, n_outer=4, n_middle=3)
+    assert a2 == pytest.approx(a1, rel=1e-11)
     # y1 = y2: E_t1 Y2 = Y(var 1 - q0) exactly; the middle rule converges to it
-    a3 = sign_2rsb.tcm_2rsb_alpha(q0, 0.8, y, y, n_outer=4, n_middle=8, inner_level=2)
+    a3 = sign_2rsb.tcm_2rsb_alpha(q0, 0.8, y, y, n_outer=4, n_middle=8)
     assert a3 == pytest.approx(a1, rel=2e-4)
+    a4 = sign_2rsb.tcm_2rsb_alpha(q0, 0.8, y, y, n_outer=4, n_middle=24)
+    assert abs(a4 - a1) < 0.1 * abs(a3 - a1) + 1e-8
+
+
+@pytest.mark.slow
+def test_2rsb_middle_rules_agree():
+    """At point C (q1 = 0.89) the order-statistics middle average (exact dominant and pair terms,
+    RQMC triple term, Eqs. M.1-M.3) and the tensor Gauss--Hermite rule (n = 48, converged there to
+    3e-7) agree within the RQMC error (measured 1.6e-5)."""
+    C = (0.587, 0.893, 19.45, 33.74)
+    a_gh = sign_2rsb.tcm_2rsb_alpha(*C, n_outer=4, n_middle=48)
+    a_or = sign_2rsb.tcm_2rsb_alpha(*C, n_outer=4, method="order")
+    assert a_or == pytest.approx(a_gh, abs=6e-5)
+
+
+def test_2rsb_arguments():
+    with pytest.raises(ValueError, match="K must be 3"):
+        sign_2rsb.tcm_2rsb_alpha(0.5, 0.8, 10.0, 20.0, K=5)
+    with pytest.raises(ValueError, match="q0, q1"):
+        sign_2rsb.tcm_2rsb_alpha(0.8, 0.5, 10.0, 20.0)
+    with pytest.raises(ValueError, match="y1, y2"):
+        sign_2rsb.tcm_2rsb_alpha(0.5, 0.8, 30.0, 20.0)
+    with pytest.raises(TypeError, match="q0 must be a real number"):
+        sign_2rsb.tcm_2rsb_alpha("a", 0.8, 10.0, 20.0)
 
 
 @pytest.mark.slow
@@ -188,8 +213,8 @@ def test_2rsb_lowers_the_capacity_below_1rsb():
     x = (0.589, 0.851, 16.96, 27.87)
     r10 = sign_2rsb.tcm_2rsb_alpha(*x, n_outer=6, n_middle=10)
     r12 = sign_2rsb.tcm_2rsb_alpha(*x, n_outer=6, n_middle=12)
-    info, _, _, _ = sign_1rsb._capacity_1rsb_cached(3, 6, 2)
-    a1 = sign_1rsb._alpha_of(3, 1 / (1 + math.exp(-info.x[0])), math.exp(info.x[1]), 6, 2)
+    info, _, _, _ = sign_1rsb._capacity_1rsb_cached(3, 6, 5)
+    a1 = sign_1rsb._alpha_of(3, 1 / (1 + math.exp(-info.x[0])), math.exp(info.x[1]), 6, 5)
     assert abs(r10 - r12) < 1e-4
     assert r12 < a1 - 2e-3
 

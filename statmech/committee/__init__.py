@@ -80,7 +80,8 @@ K = inf beyond RS (docs/committee.md, "K = infinity: full RSB"): ``tcm_capacity(
 "rs"|"1rsb"|"frsb")``, ``tcm_capacity_point`` / ``tcm_capacity_inf_point`` (SaddlePoint),
 ``tcm_kstep_inf(activation, k)``, ``tcm_output_kernel(q, activation)``, and for sign units the
 large-K theory ``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point``;
-sign, finite-alpha 1RSB: ``tcm_1rsb_point(3, q1)`` -> ``TCMRSBPoint`` (q0, q1, m, alpha, ansatz);
+sign, finite-alpha 1RSB: ``tcm_1rsb_point(K, q1)`` (K = 3, 5, 7) -> ``TCMRSBPoint`` (q0, q1, m, alpha,
+ansatz, error) and ``tcm_1rsb_branch(K)`` -> ``TCM1RSBBranch`` (the branch towards capacity and its limit);
 sign, frozen 2RSB (K = 3): ``tcm_2rsb_alpha(q0, q1, y1, y2)`` (Eq. 2RSB.1) and ``tcm_2rsb_search()``
 -> ``TCM2RSBResult`` (ansatz "2rsb").
 
@@ -93,12 +94,15 @@ One file per theory; the public names above are re-exported here, where they hav
 ``sign_rs.py``              sign RS: capacity (Eq. 3.5), saddle point at finite alpha (RS.1-RS.3),
                             AT line
 ``sign_1rsb.py``            sign 1RSB at capacity (Eq. 1RSB.1): multiset rule (K <= 5), RQMC (K >= 7)
-``sign_1rsb_finite.py``     sign 1RSB at finite alpha (q1 < 1, m free; Eqs. F.1-F.3), K = 3:
+``sign_1rsb_finite.py``     sign 1RSB at finite alpha (q1 < 1, m free; Eqs. F.1-F.3), K = 3, 5, 7:
                             ``tcm_1rsb_point``
-``sign_1rsb_branch.py``     the approach of that branch to capacity (Eqs. F.7-F.8), extrapolation
+``sign_1rsb_branch.py``     the approach of that branch to capacity (Eqs. F.7-F.8), extrapolation,
+                            ``tcm_1rsb_branch``
 ``sign_2rsb.py``            sign 2RSB at capacity (q2 -> 1, Eq. 2RSB.1), K = 3
-``_rsb_avg.py``,            numba: the K-dimensional 1RSB averages (tensor rules; outer multisets)
-``_rsb_sorted.py``          and the K = 3 inner average in sorted order
+``_rsb_avg.py``,            numba: the K-dimensional 1RSB averages (tensor rules; outer multisets),
+``_rsb_sorted.py``,         the K = 3 inner average in sorted order, the any-K inner average in order
+``_rsb_order.py``,          statistics (Eqs. F.9-F.11), and the K = 3 2RSB middle average in order
+``_rsb2_order.py``          statistics (Eqs. M.1-M.3)
 ``large_k.py``              K -> inf: sign RS coefficient, continuum 1RSB (Eq. 1RSB.L),
                             Monasson--Zecchina; ReLU K = inf (kernel Q, effective perceptron)
 ``relu_rs.py``              ReLU RS capacity (Eq. RS.4): K = 2 exact, K >= 4 by RQMC
