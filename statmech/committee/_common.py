@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 from scipy import special
 
-from ..errors import check_int
+from ..errors import ConvergenceError, check_int
 from ..result import check_real
 from ..saddle import newton
 
@@ -72,12 +72,13 @@ def _check_K(K, activation, function=None):
     return k
 
 
-def _stationary_2d(f, x0, h=1e-3, tol=1e-7):
+def _stationary_2d(f, x0, h=1e-3, tol=1e-7, name=None, where=""):
     """Stationary point of a smooth f(p), p in R^2, by Newton on central-difference gradients.
 
     f is evaluated once per point: the Hessian's diagonal stencil reuses the gradient's points
     (f is a pure function of p), so the results are bit-identical to evaluating every stencil
     point afresh.  The Hessian is computed on one triangle and mirrored (exactly symmetric).
+    With ``name``, a failed Newton solve raises ConvergenceError naming the function and ``where``.
     """
     f_raw = f
     memo = {}
@@ -112,7 +113,13 @@ def _stationary_2d(f, x0, h=1e-3, tol=1e-7):
                 else:
                     Hm[i, j] = Hm[j, i] = (f(p + ei + ej) - f(p + ei - ej) - f(p - ei + ej) + f(p - ei - ej)) / (4 * h * h)
         return Hm
-    info = newton(grad, x0, hess, tol=tol, xtol=1e-8, maxiter=30)
+    try:
+        info = newton(grad, x0, hess, tol=tol, xtol=1e-8, maxiter=30)
+    except ConvergenceError as exc:
+        if name is None:
+            raise
+        raise ConvergenceError(f"{name}: no stationary point of alpha(logit q0, log y) found{' at ' + where if where else ''} "
+                               f"({exc})", x=exc.x, residual=exc.residual, iterations=exc.iterations) from None
     return info, hess(info.x)
 
 

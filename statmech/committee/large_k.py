@@ -142,7 +142,8 @@ def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16, start=None):
 
     def newton_from(p0, f0):
         """(info, eigenvalues, q0, yh, alpha_c, finer-quadrature alpha_c, accepted) of Newton from p0."""
-        info, Hm = _stationary_2d(f, p0, h=1e-3, tol=1e-9 * max(1.0, f0))
+        info, Hm = _stationary_2d(f, p0, h=1e-3, tol=1e-9 * max(1.0, f0), name="tcm_1rsb_large_K",
+                                  where=f"ln_K={ln_K!r}")
         q0, yh = 1.0 / (1.0 + math.exp(-info.x[0])), math.exp(info.x[1])
         ac = f(info.x)
         fine = _continuum_alpha(ln_K, q0, yh, level + 1, 2 * n_panels)
@@ -211,7 +212,8 @@ def _relu_inf_1rsb():
 def _relu_inf_1rsb_point():
     """alpha_c^1RSB of the K = inf balanced ReLU TCM: interior minimum of alpha(q0, y)."""
     f = _relu_inf_1rsb()
-    info, Hm = _stationary_2d(f, np.array([math.log(0.7 / 0.3), math.log(10.0)]), tol=1e-9)
+    info, Hm = _stationary_2d(f, np.array([math.log(0.7 / 0.3), math.log(10.0)]), tol=1e-9,
+                              name="tcm_capacity", where="K=inf, activation='relu', ansatz='1rsb'")
     q0 = 1.0 / (1.0 + math.exp(-info.x[0]))
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": math.inf, "activation": "relu"},
                        {"q0": q0, "y": math.exp(info.x[1])}, {"alpha_c": f(info.x)},

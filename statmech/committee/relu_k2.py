@@ -337,7 +337,11 @@ def _relu2_at_line_cached(lo):
     if not (flo > 0 > fhi):
         raise ConvergenceError("relu_at_line: replicon sign change not bracketed in [0.05, 1.32]",
                                diagnostics={"K": 2, "replicon_lo": flo, "replicon_hi": fhi})
-    return float(root_scalar(f, (a_lo, a_hi), xtol=1e-8, rtol=1e-10).x[0])
+    try:
+        return float(root_scalar(f, (a_lo, a_hi), xtol=1e-8, rtol=1e-10).x[0])
+    except ConvergenceError as exc:
+        raise ConvergenceError(f"relu_at_line: the replicon root in alpha in [{a_lo}, {a_hi}] not found at K=2 ({exc})",
+                               x=exc.x, residual=exc.residual) from None
 
 
 # --------------------------------------------------------------------------- 1RSB at capacity

@@ -529,7 +529,11 @@ def _at_line_search(k, lev, progress):
         if i is None:
             raise ConvergenceError(f"tcm_at_line: replicon sign change not bracketed for q in [0.1, 0.9] at K={k}",
                                    diagnostics={"K": k, "replicon": vals})
-        info = root_scalar(g, (grid[i], grid[i + 1]), xtol=1e-10)
+        try:
+            info = root_scalar(g, (grid[i], grid[i + 1]), xtol=1e-10)
+        except ConvergenceError as exc:
+            raise ConvergenceError(f"tcm_at_line: the replicon root in q in [{grid[i]:.2f}, {grid[i + 1]:.2f}] not found "
+                                   f"at K={k} ({exc})", x=exc.x, residual=exc.residual) from None
         q = float(info.x[0])
         al = rep(q)[0]
         hq = 1e-5
