@@ -271,7 +271,8 @@ CASES = {
     "committee.tcm_capacity_inf_point": (C.tcm_capacity_inf_point, args(st.sampled_from(["relu", "erf"]),
                                                                         st.sampled_from(["rs", "1rsb", "frsb"])), {"n": 0}),
     "committee.tcm_kstep_inf": (C.tcm_kstep_inf, args(st.sampled_from(["relu", "erf"]), st.sampled_from([1, 2])), {"n": 0}),
-    "committee.tcm_1rsb_point": (C.tcm_1rsb_point, args(st.just(3), st.floats(0.9, 0.99)), {"n": 0}),
+    "committee.tcm_1rsb_point": (C.tcm_1rsb_point, args(st.sampled_from([3, 5, 7]), st.floats(0.9, 0.99),
+                                                        progress=st.just(False)), {"n": 0}),
     "committee.tcm_2rsb_alpha": (C.tcm_2rsb_alpha, args(st.floats(0.4, 0.7), st.floats(0.85, 0.95), st.floats(10.0, 25.0),
                                                         st.floats(25.0, 45.0)), {"n": 0, "inf": ("result",)}),
     "committee.tcm_output_kernel": (C.tcm_output_kernel, args(st.floats(-1.0, 1.0), st.sampled_from(["relu", "erf"])),
@@ -343,6 +344,8 @@ EXEMPT = {
     "continuation.SpecialPoint": "result class", "continuation.CoexistencePoint": "result class",
     "continuation.Analysis": "result class", "continuation.Curve": "result class",
     "committee.TCMRSBPoint": "result class", "committee.TCM2RSBResult": "result class",
+    "committee.TCM1RSBBranch": "result class",
+    "committee.tcm_1rsb_branch": "traces committee.tcm_1rsb_point (covered) at five or six q1: tens of minutes",
     "committee.tcm_2rsb_search": "a Nelder-Mead search over committee.tcm_2rsb_alpha (covered): minutes to hours",
     "continuation.plot_branches": "plotting", "continuation.plot_phase_diagram": "plotting",
 }

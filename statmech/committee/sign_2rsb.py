@@ -249,9 +249,9 @@ def tcm_2rsb_alpha(q0, q1, y1, y2, *, K=3, n_outer=6, n_middle=48, method="gh"):
     return -entropic_2rsb(q0, q1, y1, y2) / E
 
 
-# (q0, q1, y1, y2) near the minimum of R on the (6, 48) rules, where the search starts (the search
-# from point C of docs/committee.md, (0.587, 0.893, 19.45, 33.74), reaches the same minimum)
-_2RSB_START = (0.5866, 0.8925, 19.45, 33.74)
+# (q0, q1, y1, y2): the minimum of R on the (n_outer, n_middle) = (6, 48) rules, reached from point C
+# of docs/committee.md, (0.587, 0.893, 19.45, 33.74), by the Newton search below; the default start
+_2RSB_START = (0.621994178344118, 0.9769869443274468, 31.38260591527759, 81.85153547558743)
 
 
 def _unmap(p):
@@ -320,7 +320,7 @@ def _hessian_central(f, p, h):
     return Hm
 
 
-def tcm_2rsb_search(K=3, *, n_outer=6, n_middle=48, x0=None, tol=2e-6, h=1e-3, h_hessian=2e-2, checks=True,
+def tcm_2rsb_search(K=3, *, n_outer=8, n_middle=48, x0=None, tol=2e-6, h=1e-3, h_hessian=2e-2, checks=True,
                     progress=True):
     """Minimum of R(q0, q1, y1 <= y2) of Eq. 2RSB.1: the 2RSB capacity of the sign TCM at K = 3.
 
@@ -328,14 +328,15 @@ def tcm_2rsb_search(K=3, *, n_outer=6, n_middle=48, x0=None, tol=2e-6, h=1e-3, h
     over the larger 2RSB family, so R_min <= alpha_1RSB on a common outer rule.  Newton
     (:func:`statmech.rsb.minimize`: Hessian by differences of the gradient, BFGS updates, Armijo
     backtracking) in the mapped coordinates p = (logit q0, logit((q1-q0)/(1-q0)), logit(y1/y2), log y2)
-    on central-difference gradients of R (step ``h``), from ``x0`` = (q0, q1, y1, y2) (default: point C
-    of docs/committee.md); then the Hessian of R by central second differences (step ``h_hessian``)
-    and, with ``checks``, R at the point on finer rules (n_middle + 16, n_outer + 2) for the error.
+    on central-difference gradients of R (step ``h``), from ``x0`` = (q0, q1, y1, y2) (default: the
+    minimum on the (6, 48) rules, which this search reaches from point C of docs/committee.md); then the
+    Hessian of R by central second differences (step ``h_hessian``) and, with ``checks``, R at the
+    point on finer rules (n_middle + 16, n_outer + 2) for the error.
 
     Domain: K = 3; the search rules n_outer >= 4, n_middle >= 24 (the middle rule must resolve the
     layers of width sqrt(1 - q1): an under-resolved rule errs low and drags the search towards
-    q1 -> 1, docs/committee.md).  Cost: ~100 evaluations of R, ~10 s each on the (6, 48) rules on a
-    loaded core; a progress bar counts them.  Returns a :class:`TCM2RSBResult`; raises
+    q1 -> 1, docs/committee.md).  Cost: ~60-100 evaluations of R, ~10 s (rules (6, 48)) to ~30 s
+    ((8, 48)) each on a loaded core; a progress bar counts them.  Returns a :class:`TCM2RSBResult`; raises
     ConvergenceError naming the point if the minimization does not converge.
     """
     from ..rsb import minimize
