@@ -70,7 +70,7 @@ def test_capacity_argument_validation():
         cm.tcm_capacity(3, activation="tanh")
     with pytest.raises(ValueError, match="ansatz must be one of"):
         cm.tcm_capacity(3, ansatz="frsb")
-    with pytest.raises(ValueError, match="K must be an integer"):
+    with pytest.raises(ValueError, match="K must be an odd integer >= 1 or math.inf"):
         cm.tcm_capacity(2.5)
     with pytest.raises(ValueError, match="alpha must be"):
         cm.tcm_storage(-1.0, 3)
