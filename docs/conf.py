@@ -26,6 +26,7 @@ Environment variables (for working on the docs; the defaults are what the test b
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 import os
@@ -110,6 +111,9 @@ def api_modules():
     for info in pkgutil.iter_modules(statmech.__path__):
         if not info.name.startswith("_") and info.name not in NOT_API and info.name not in SKIP_API:
             names.append(f"statmech.{info.name}")
+            # a model's ``advanced`` namespace (its method-specific entry points) has its own page
+            if info.ispkg and importlib.util.find_spec(f"statmech.{info.name}.advanced") is not None:
+                names.append(f"statmech.{info.name}.advanced")
     return names
 
 
@@ -194,7 +198,7 @@ def write_api_pages():
 
 
 #: order of the model documents on the "Models and methods" page; any other docs/*.md follows
-MODEL_ORDER = ["perceptron", "scm", "committee", "rsb", "franz_parisi", "negative_margin", "activations",
+MODEL_ORDER = ["perceptron", "scm", "online", "committee", "rsb", "franz_parisi", "negative_margin", "activations",
                "continuation", "algorithms", "simulation"]
 #: documents of the root page's own navigation, not model documents
 ROOT_DOCS = {"index", "developing"}
@@ -206,8 +210,8 @@ def write_section_pages():
     order = [d for d in MODEL_ORDER if d in found] + [d for d in found if d not in MODEL_ORDER]
     _write_if_changed(DOCS / "models" / "index.md", "\n".join([
         "# Models and methods", "",
-        "One document per model or method: the equations as derived here, the corrections to the",
-        "source documents, and how every number was checked (mpmath quadrature, an independent",
+        "One document per model or method: the equations as derived here, the papers they follow",
+        "and the corrections to them, and how every number was checked (mpmath quadrature, an independent",
         "solver, simulation).", "", "```{toctree}", ":maxdepth: 1", ""] + [f"/{d}" for d in order] + ["```", ""]))
     _write_if_changed(DOCS / "notebooks" / "index.md", "\n".join([
         "# Notebooks", "",

@@ -1,10 +1,16 @@
 r"""Mean-field activations: the channel (gate) model of a hidden unit, Swish/ESP.
 
-The model (seed 000, Milletari, Chotibut & Trevisanutto, Sec. 2.3; seed 002, "ESP")
------------------------------------------------------------------------------------
+The model (Milletarí, Chotibut & Trevisanutto 2019, Sec. 2.3)
+-------------------------------------------------------------
+Sources: M. Milletarí, T. Chotibut and P. E. Trevisanutto, "Mean Field Theory of Activation
+Functions in Deep Neural Networks", arXiv:1805.08786 (ICML 2019 Workshop on Theoretical
+Physics for Deep Learning), whose equation numbers are quoted below; its first, longer
+version (arXiv:1805.08786v1, 2018, "Expectation propagation: a probabilistic view of Deep Feed
+Forward Networks") names the activation ESP, "Expected Signal Propagation".
+
 A hidden unit receives the pre-activation (coarse-grained field) ``h`` and transmits it
 through a binary gate ``s in {0, 1}``.  The maximum-entropy distribution of the gate
-given ``h`` at noise level ``1/beta`` is (seed 000 Eq. 2)
+given ``h`` at noise level ``1/beta`` is (Eq. 2)
 
     P(s | h) = exp(beta s h) / Z,        Z(h, beta) = sum_{s=0,1} exp(beta s h) = 1 + e^{beta h}.
 
@@ -15,17 +21,17 @@ Everything below is *derived* from ``log Z`` with :func:`sympy.diff` inside the
 quantity                     derived as                                           closed form
 ===========================  ===================================================  ============================
 log partition function       log Z                                                softplus(beta h)
-gate expectation <s>         (1/beta) d log Z / dh         (seed 000 Eq. 4)       sigma(beta h)
-transmitted signal <j>       d log Z / d beta, j = h s      (seed 000 Eq. 5)      h sigma(beta h)  (Swish/ESP)
-back-propagation factor g    d<j>/dh                        (seed 000 Sec. 2.4)   sigma(bh)[1 + bh sigma(-bh)]
+gate expectation <s>         (1/beta) d log Z / dh         (Eq. 4)                sigma(beta h)
+transmitted signal <j>       d log Z / d beta, j = h s      (Eq. 5)               h sigma(beta h)  (Swish/ESP)
+back-propagation factor g    d<j>/dh                        (Sec. 2.4)            sigma(bh)[1 + bh sigma(-bh)]
 variance of j                d^2 log Z / d beta^2                                 h^2 sigma(bh) sigma(-bh)
 variance of s                beta^-2 d^2 log Z / dh^2                             sigma(bh) sigma(-bh)
 ===========================  ===================================================  ============================
 
 Limits (tested symbolically and numerically): ``beta -> inf``: ``<j> -> max(h, 0)``
-(ReLU, seed 000 Eq. 6), ``g -> Heaviside(h)``; ``beta -> 0``: ``<j> -> h/2`` (linear),
-``g -> 1/2``.  Corrections to the seeds: seed 000 Eq. 3 carries a spurious ``m^{-1}``
-in the denominator and states that Swish is negative only for
+(ReLU, Eq. 6), ``g -> Heaviside(h)``; ``beta -> 0``: ``<j> -> h/2`` (linear),
+``g -> 1/2``.  Corrections to the paper: Eq. 3 carries a spurious ``m^{-1}``
+in the denominator, and Sec. 2.4 states that Swish is negative only for
 ``sigma(h)/beta < h < 0`` -- in fact ``h sigma(beta h) < 0`` for every ``h < 0``; the
 minimum is at ``beta h = -W(1/e) - 1 = -1.278464542761074`` (``W`` = Lambert W), value
 ``-0.278464542761074/beta``.
@@ -86,6 +92,7 @@ import numpy as np
 import sympy as sp
 
 from .errors import ConvergenceError, check_finite, check_int, check_range
+from .result import Result
 from .symbolic import Scalar, kernels
 
 __all__ = ["Sigmoid", "Softplus", "partition_function", "gate_expectation", "esp", "esp_derivative", "log_partition",
@@ -157,12 +164,12 @@ class Softplus(sp.Function):
 # --------------------------------------------------------------------------- the equations
 @kernels
 def _K():
-    """The channel model, written once: everything is a derivative of log Z (seed 000 Eqs. 2-5)."""
+    """The channel model, written once: everything is a derivative of log Z (Milletarí et al. 2019, Eqs. 2-5)."""
     h, beta = sp.symbols("h beta", real=True)
     # partition function of one gate, Z = sum_{s=0,1} exp(beta s h) = 1 + e^{beta h}
     log_Z = Softplus(beta * h)
-    gate = sp.diff(log_Z, h) / beta                 # <s> (seed 000 Eq. 4)
-    esp_ = sp.diff(log_Z, beta)                     # <j> = <h s> (seed 000 Eq. 5)
+    gate = sp.diff(log_Z, h) / beta                 # <s> (Eq. 4)
+    esp_ = sp.diff(log_Z, beta)                     # <j> = <h s> (Eq. 5)
     g = sp.diff(esp_, h)                            # back-propagation factor (Sec. 2.4)
     # even part of ESP, e(h) = esp - h/2 = (h/2) tanh(beta h/2) (tanh form: no cancellation)
     r, a, b = sp.symbols("r a b", real=True)
@@ -230,9 +237,9 @@ def _heaviside(x):
 
 
 def log_partition(h, beta):
-    """log Z(h, beta) = log(1 + e^{beta h}) of the gate (seed 000 Eqs. 2-3, one unit).
+    """log Z(h, beta) = log(1 + e^{beta h}) of the gate (Milletarí et al. 2019, Eqs. 2-3, one unit).
 
-    Corrected seed: Eq. 3 of seed 000 has a spurious ``m^{-1}``; per unit and example
+    Corrected: their Eq. 3 has a spurious ``m^{-1}``; per unit and example
     ``Z = 1 + exp(beta h)``.  ``beta = inf`` gives ``inf`` for h > 0, ``0`` for h < 0 and
     ``log 2`` at h = 0.  Vectorized; ``beta`` in [0, inf].
     """
@@ -241,7 +248,7 @@ def log_partition(h, beta):
 
 
 def partition_function(h, beta):
-    """Z(h, beta) = sum_{s=0,1} exp(beta s h) = 1 + e^{beta h} of one gate (seed 000 Eq. 2).
+    """Z(h, beta) = sum_{s=0,1} exp(beta s h) = 1 + e^{beta h} of one gate (Milletarí et al. 2019, Eq. 2).
 
     ``exp(log_partition)``; overflows to ``inf`` for beta h > 709.78 (use :func:`log_partition`).
     """
@@ -250,7 +257,7 @@ def partition_function(h, beta):
 
 
 def gate_expectation(h, beta):
-    """Expected gate state <s> = beta^{-1} d log Z/dh = sigma(beta h) (seed 000 Eq. 4).
+    """Expected gate state <s> = beta^{-1} d log Z/dh = sigma(beta h) (Milletarí et al. 2019, Eq. 4).
 
     ``beta = inf``: Heaviside step (1/2 at h = 0).  Vectorized; ``beta`` in [0, inf].
     """
@@ -260,7 +267,7 @@ def gate_expectation(h, beta):
 def esp(h, beta):
     """Expected transmitted signal <j> = d log Z / d beta = h sigma(beta h) (Swish / ESP).
 
-    Seed 000 Eq. 5 (seed 002: "Expected Signal Propagation").  ``beta = inf``: ReLU
+    Milletarí et al. 2019, Eq. 5 (the first version, 2018, calls it "Expected Signal Propagation").  ``beta = inf``: ReLU
     max(h, 0) (Eq. 6); ``beta = 0``: h/2.  Vectorized; ``beta`` in [0, inf].
     """
     return _eval("esp", h, beta, lambda x: np.maximum(x, 0.0))
@@ -269,7 +276,7 @@ def esp(h, beta):
 def esp_derivative(h, beta):
     """Back-propagation factor g(h) = d<j>/dh = sigma(beta h)[1 + beta h sigma(-beta h)].
 
-    Seed 000 Sec. 2.4 (Eq. 7 and text).  ``beta = inf``: Heaviside (1/2 at h = 0),
+    Milletarí et al. 2019, Sec. 2.4 (Eq. 7 and text).  ``beta = inf``: Heaviside (1/2 at h = 0),
     ``beta = 0``: 1/2.  Vectorized; ``beta`` in [0, inf].
     """
     return _eval("esp_derivative", h, beta, _heaviside)
@@ -440,8 +447,8 @@ def _esp_mean(beta, level):
 
 
 # --------------------------------------------------------------------------- SCM with ESP units
-@dataclass(frozen=True)
-class ESPTransitions:
+@dataclass(frozen=True, repr=False)
+class ESPTransitions(Result):
     """Specialization transitions of the K-unit soft committee machine with ESP(beta) units.
 
     Arrays over ``beta`` (ascending): ``alpha_s`` (specialized state appears), ``alpha_c``
@@ -470,11 +477,34 @@ class ESPTransitions:
     interp_error: np.ndarray = None
     resolved: np.ndarray = None
 
+    # the Result protocol (statmech.result): alpha_c the headline; converged where resolved; the
+    # transitions are roots of the scm solvers (residual and iterations are theirs, in details);
+    # RS theory, its stability against replica symmetry breaking not computed (rs_stable None);
+    # error: interp_error times alpha_c, an indicator of the interpolant's effect (not a bound)
+    headline = "alpha_c"
+    residual = 0.0
+    iterations = 0
+    ansatz = "rs"
+    rs_stable = None
+    stability = None
+
+    @property
+    def converged(self):
+        return np.ones(np.shape(self.beta), dtype=bool) if self.resolved is None else np.asarray(self.resolved)
+
+    @property
+    def error(self):
+        if self.interp_error is None:
+            return 0.0
+        a = np.ma.filled(np.ma.masked_invalid(np.ma.asarray(self.alpha_c, dtype=float)), 0.0)
+        return np.asarray(self.interp_error, dtype=float) * np.abs(a)
+
 
 def scm_transitions(K, betas, progress=False):
     """Specialization transitions vs beta of the SCM with ESP units (student and teacher).
 
-    Implements the outlook of seed 003 (Oostwal, Straat & Biehl): ``beta f = alpha K eps_g - s``
+    Implements the outlook (Sec. IV) of Oostwal, Straat & Biehl, Physica A 564, 125517 (2021),
+    arXiv:1910.07476: ``beta f = alpha K eps_g - s``
     with ``eps_g`` from the ESP pair moments (:meth:`ESP.pair_moment`) through the
     any-activation path of :func:`statmech.scm.transitions`.  ``beta = inf`` uses
     ``activation="relu"`` (closed forms; ReLU K=2 alpha_c = 6.0940738933...), ``beta = 0``

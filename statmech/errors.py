@@ -20,6 +20,7 @@ __all__ = [
     "check_odd_int",
     "check_int",
     "check_choice",
+    "check_real",
     "as_float_array",
 ]
 
@@ -59,8 +60,44 @@ def _fmt(value):
     return repr(value)
 
 
+_NOT_NUMBERS = (str, bytes, bool, np.bool_, complex, np.complexfloating)
+
+
+def _not_a_number(value):
+    """True for what must not pass as a real number: None, strings, booleans, complex numbers (or
+    a list/tuple/object array holding one)."""
+    if value is None or isinstance(value, _NOT_NUMBERS):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_not_a_number(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "USbcO" and (value.dtype.kind != "O" or any(_not_a_number(v) for v in value.flat))
+    return False
+
+
+def check_real(name, value, *, function=None):
+    """Reject what is not a real number (or array of them) with a ``TypeError`` naming ``name``.
+
+    Python and numpy integers and floats, and arrays/sequences of them, pass through unchanged;
+    None, strings, bytes, booleans and complex numbers raise (the rule :func:`as_float_array`,
+    which every argument check uses, applies too).
+    """
+    if _not_a_number(value) or not isinstance(value, (numbers.Real, np.integer, np.floating, list, tuple,
+                                                          np.ndarray)):
+        where = f"{function}: " if function else ""
+        raise TypeError(f"{where}{name} must be a real number, got {type(value).__name__} {value!r}")
+    return value
+
+
 def as_float_array(name, value):
-    """Convert ``value`` to a float ndarray, raising ValueError naming ``name``."""
+    """Convert ``value`` to a float ndarray.
+
+    Raises ``TypeError`` naming ``name`` for what is not a real number (None, a string, a bool, a
+    complex number -- numbers are numbers: ``"1"`` is not coerced) and ``ValueError`` for anything
+    else numpy cannot read as reals."""
+    if _not_a_number(value):
+        raise TypeError(f"{name} must be a real number (or an array of real numbers), "
+                        f"got {type(value).__name__} {value!r}")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -104,9 +141,10 @@ def check_range(name, value, lo=-math.inf, hi=math.inf, *, lo_open=False, hi_ope
 
 
 def check_int(name, value, lo=None):
-    """Raise ValueError unless ``value`` is an integer (>= lo when given)."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, float, np.floating)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+    """Raise ValueError unless ``value`` is an integer (>= lo when given); TypeError if it is not
+    a number at all (None, a string, a bool)."""
+    if _not_a_number(value) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     if isinstance(value, (float, np.floating)) and (not math.isfinite(value) or value != int(value)):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     v = int(value)

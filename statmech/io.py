@@ -16,7 +16,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_write_json", "atomic_path", "cached_json"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_write_json", "atomic_path", "cached_json",
+           "environment"]
 
 
 def _umask():
@@ -125,3 +126,33 @@ def cached_json(namespace, key, compute, *, sources=()):
     except (OSError, TypeError, ValueError):
         pass       # an unwritable cache (read-only home) or a value JSON cannot hold: compute every time
     return value
+
+
+def environment():
+    """What made a result: the versions of statmech, Python and the numerical stack, and the CPU.
+
+    Recorded in every ``figures/data`` file (``meta.environment``) and in the benchmark table, so
+    that a number can be traced to the machine and the library versions that produced it.
+    """
+    import importlib.metadata as md
+    import os
+    import platform
+
+    from . import __version__
+    versions = {"statmech": __version__, "python": platform.python_version()}
+    for pkg in ("numpy", "scipy", "numba", "llvmlite", "sympy", "mpmath"):
+        try:
+            versions[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            versions[pkg] = None
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"versions": versions, "cpu": cpu, "machine": platform.machine(), "cores": os.cpu_count(),
+            "system": platform.system()}

@@ -43,7 +43,10 @@ from typing import ClassVar
 
 import numpy as np
 
-__all__ = ["Result", "PROTOCOL", "REPR_LIMIT", "check_ansatz", "check_real", "format_value", "jsonable", "short"]
+from .errors import check_real
+
+__all__ = ["Result", "Estimate", "flat", "PROTOCOL", "REPR_LIMIT", "check_ansatz", "check_real", "format_value", "jsonable",
+           "short"]
 
 #: the fields every result carries
 PROTOCOL = ("converged", "residual", "iterations", "ansatz", "rs_stable", "error", "stability")
@@ -67,14 +70,12 @@ def format_value(value, error=0.0):
         e = abs(float(error)) if error is not None else 0.0
     except (TypeError, ValueError):
         e = 0.0
-    if not math.isfinite(v) or not math.isfinite(e) or e == 0.0 or v == 0.0:
+    if not math.isfinite(v) or not math.isfinite(e) or e == 0.0:
         return repr(v) if not e or not math.isfinite(e) else f"{v!r} ± {e:.2g}"
-    # two significant digits of the error, the value to the same decimal place
-    place = math.floor(math.log10(e)) - 1
-    if place >= 0:
-        return f"{round(v, -place):.0f} ± {round(e, -place):.0f}"
-    dec = -place
-    return f"{v:.{dec}f} ± {e:.{dec}f}"
+    # the value to the significant digits the error supports (two digits of the error)
+    lead = math.floor(math.log10(abs(v))) if v != 0.0 else math.floor(math.log10(e))
+    n_sig = max(1, min(17, lead - math.floor(math.log10(e)) + 2))
+    return f"{v:.{n_sig}g} ± {e:.2g}"
 
 
 def short(v, depth=0):
@@ -131,6 +132,35 @@ def jsonable(v):
     if v is None or isinstance(v, str):
         return v
     return repr(v)
+
+
+class Estimate(float):
+    """A float that carries its numerical error estimate.
+
+    The convenience functions that return a bare number return this where the number has a
+    non-negligible error (Monte-Carlo, extrapolation): it *is* the float (arithmetic, comparisons,
+    numpy and JSON see the value), and ``.error`` holds the estimate; ``repr`` prints the digits
+    the error supports (``3.9077 ± 0.0018``).
+
+    >>> a = Estimate(3.907677192041548, 1.8e-3)
+    >>> a
+    3.9077 ± 0.0018
+    >>> a + 0.0, a.error
+    (3.907677192041548, 0.0018)
+    """
+
+    def __new__(cls, value, error=0.0):
+        obj = float.__new__(cls, value)
+        obj.error = float(error)
+        return obj
+
+    def __repr__(self):
+        return format_value(float(self), self.error)
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (Estimate, (float(self), self.error))
 
 
 # --------------------------------------------------------------------------- the base
@@ -216,6 +246,32 @@ class Result:
         return f"<table><caption>{html.escape(type(self).__name__)}</caption>{rows}</table>"
 
 
+def flat(result):
+    """One flat, JSON-ready record of a result: the schema of the command line's ``--json``.
+
+    A :class:`statmech.SaddlePoint` gives its control parameters, order parameters and
+    thermodynamics at the top level (``alpha``, ``kappa``, ``q``, ``entropy``, ``alpha_c``...),
+    then ``model``, the protocol fields (:data:`PROTOCOL`), ``replicon`` and its scalar ``extra``
+    entries under ``"extra"``; any other :class:`Result` gives its :meth:`Result.to_dict` without
+    ``type``.  The same quantity has the same key in every record.
+    """
+    if hasattr(result, "order_params") and hasattr(result, "thermo") and hasattr(result, "params"):
+        d = {"model": result.model}
+        for part in (result.params, result.order_params, result.thermo):
+            d.update({k: jsonable(v) for k, v in part.items()})
+        for k in PROTOCOL + ("replicon",):
+            d[k] = jsonable(getattr(result, k, None))
+        scalars = {k: jsonable(v) for k, v in result.extra.items()
+                   if isinstance(v, (str, bool, int, float, np.bool_, np.integer, np.floating))}
+        if scalars:
+            d["extra"] = scalars
+        return d
+    d = result.to_dict() if isinstance(result, Result) else jsonable(result)
+    if isinstance(d, dict):
+        d.pop("type", None)
+    return d
+
+
 # --------------------------------------------------------------------------- vocabulary
 _KSTEP = {"1rsb": 1, "2rsb": 2, "3rsb": 3, "4rsb": 4, "5rsb": 5, "6rsb": 6, "7rsb": 7, "8rsb": 8}
 
@@ -251,26 +307,3 @@ def check_ansatz(ansatz, supported, *, k=None, function=None):
     if k is not None and ansatz.strip().lower() != "krsb" and k != steps:
         raise ValueError(f"{where}k={k} contradicts ansatz={ansatz!r}")
     return a, steps
-
-
-def check_real(name, value, *, function=None):
-    """Reject what is not a real number (or array of them) with a ``TypeError`` naming ``name``.
-
-    Python and numpy integers and floats, and arrays/sequences of them, pass through unchanged;
-    strings, bytes, None, booleans and complex numbers raise.
-    """
-    where = f"{function}: " if function else ""
-    bad = value is None or isinstance(value, (str, bytes, bool, np.bool_, complex, np.complexfloating))
-    if not bad and isinstance(value, (list, tuple, np.ndarray)):
-        arr = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
-        if arr.dtype.kind in "OUSb c":
-            bad = any(x is None or isinstance(x, (str, bytes, bool, np.bool_, complex)) for x in arr.flat)
-        if arr.dtype.kind in "USbc":
-            bad = True
-    elif not bad and not isinstance(value, (numbers.Real, np.integer, np.floating)):
-        bad = True
-    if bad:
-        raise TypeError(f"{where}{name} must be a real number, got {type(value).__name__} {value!r}"
-                        if not isinstance(value, (list, tuple, np.ndarray))
-                        else f"{where}{name} must be real numbers, got {value!r}")
-    return value

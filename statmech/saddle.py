@@ -28,8 +28,53 @@ from scipy import optimize
 from .errors import ConvergenceError
 from .result import Result
 
-__all__ = ["SaddlePoint", "SolveInfo", "newton", "fixed_point", "root_scalar", "jacobian_fd",
+__all__ = ["SaddlePoint", "SolveInfo", "register_stability", "signed_eigenvalues", "newton", "fixed_point", "root_scalar", "jacobian_fd",
            "hessian_fd", "stack", "vectorize_over"]
+
+
+_STABILITY = {}
+
+
+def register_stability(model, fn):
+    """Register ``fn(result) -> array or None``, the stability eigenvalues (positive = stable) of
+    the results of ``model`` (the ``SaddlePoint.model`` string)."""
+    _STABILITY[model] = fn
+
+
+def signed_eigenvalues(sign):
+    """A stability function: ``sign * hessian_eigenvalues`` (ascending), for a functional whose
+    physical extremum is a minimum (``sign = +1``) or a maximum (``-1``) in every direction."""
+    def fn(r):
+        h = r.hessian_eigenvalues
+        if h is None:
+            return None
+        return np.sort(sign * np.asarray(h, dtype=float), axis=-1)
+    return fn
+
+
+class _Stability:
+    """The ``stability`` field of :class:`SaddlePoint`: the value given to the constructor, or --
+    computed on first access -- the one its model registered (:func:`register_stability`), or None.
+    (A descriptor-typed dataclass field: its default is ``None``.)"""
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return None
+        d = obj.__dict__
+        if "_stability" not in d:
+            fn = _STABILITY.get(d.get("model"))
+            value = None
+            if fn is not None:
+                try:
+                    value = fn(obj)
+                except (ValueError, ArithmeticError):   # e.g. a boundary point (R = 1) without a Hessian
+                    value = None
+            d["_stability"] = value
+        return d["_stability"]
+
+    def __set__(self, obj, value):
+        if value is not None:
+            obj.__dict__["_stability"] = value
 
 
 @dataclass(frozen=True)
@@ -74,10 +119,13 @@ class SaddlePoint(Result):
         ``"1rsb"``, ``"2rsb"``, ... (k-step breaking) or ``"frsb"`` (full, Parisi).
     error : float (or array)
         Numerical error estimate of the headline value; 0.0 when exact to rounding.
-    stability : array or None
-        Stability eigenvalues at the solution, ascending, **positive = stable** (the
-        ``hessian_eigenvalues`` of the functional, with the sign that makes a stable
-        extremum positive); None where not computed.
+    stability : array or None (a property)
+        Stability eigenvalues at the solution with one convention, **positive = stable**:
+        the Hessian of the functional in the order parameters with the sign that makes the
+        physical extremum positive, after the conjugate variables are eliminated (the Schur
+        complement) where the functional is a saddle in (order parameter, conjugate).  Each
+        model registers how (:func:`register_stability`); None where not computed.
+        ``hessian_eigenvalues`` keep the raw Hessian's spectrum.
     headline : str or None
         Name of the headline value (``"q"``, ``"alpha_c"``, ...), printed first by ``repr``.
     """
@@ -94,8 +142,8 @@ class SaddlePoint(Result):
     extra: dict = field(default_factory=dict)
     ansatz: str = "rs"
     error: Any = 0.0
-    stability: Any = None
     headline: Any = field(default=None, repr=False)
+    stability: Any = _Stability()
 
     def _summary_items(self):
         from .result import format_value, short
@@ -337,6 +385,8 @@ def stack(results, shape, model=None):
         rs_stable=None if all(r.rs_stable is None for r in results) else arr([r.rs_stable for r in results]),
         extra={},
         ansatz=first.ansatz,
+        error=arr([r.error for r in results]),
+        headline=first.headline,
     )
 
 

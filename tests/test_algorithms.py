@@ -1,4 +1,4 @@
-"""Learning algorithms (issue 7): stochastic perceptron, classic rules, Metropolis SA, TCM paths.
+"""Learning algorithms (Tartaglione 2019, PhD thesis, ch. 2-3): stochastic perceptron, classic rules, Metropolis SA, TCM paths.
 
 Known answers: teacher-generated (hence solvable) instances, tiny instances checked by
 exhaustive enumeration, the minimum-norm interpolant of ADALINE, the clipped-Hebb teacher
@@ -334,7 +334,7 @@ def test_tcm_input_validation():
 # --------------------------------------------------------------------------- slow statistics
 @pytest.mark.slow
 def test_sp_success_rates_at_N1001():
-    """Issue 7: alpha = 0.4 solved almost always, alpha = 0.55 most of the time, each run in seconds."""
+    """The targets at N = 1001: alpha = 0.4 solved almost always, alpha = 0.55 most of the time, each run in seconds."""
     import time
     for alpha, need in ((0.4, 9), (0.55, 7)):
         ok, times = 0, []

@@ -5,8 +5,8 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from statmech.perceptron import (binary_capacity, binary_capacity_1rsb, binary_rsb_free_entropy, binary_storage,
-                                 binary_storage_1rsb)
+from statmech.perceptron.advanced import binary_capacity_1rsb, binary_rsb_free_entropy, binary_storage_1rsb
+from statmech.perceptron import binary_capacity, binary_storage
 from statmech.perceptron.binary_rsb import _lattices
 
 KM = 0.8330785997396   # Krauth & Mézard 1989 (kappa = 0), docs/perceptron.md

@@ -1,4 +1,4 @@
-"""The command line as a user meets it (issue 9): --help everywhere, --json, one-line errors."""
+"""The command line as a user meets it: --help everywhere, --json, one-line errors."""
 import json
 import subprocess
 import sys
@@ -45,21 +45,24 @@ def test_perceptron_capacity_ansatz_json(capsys):
     for ansatz in ("rs", "1rsb", "frsb"):
         assert main(["perceptron", "capacity", "--kappa", "-1", "--ansatz", ansatz, "--json"]) == 0
         out[ansatz] = d = json.loads(capsys.readouterr().out)
-        assert {"alpha", "ansatz", "converged", "residual", "rs_stable"} <= set(d)
-        assert d["ansatz"] == ansatz and d["converged"] is True and d["rs_stable"] is False
+        assert {"alpha_c", "ansatz", "converged", "residual", "rs_stable", "error", "command"} <= set(d)
+        assert "alpha" not in d     # one key for one quantity
+        # rs_stable: the stability of the ansatz itself -- RS is unstable at kappa = -1, the 1RSB and
+        # full-RSB solutions are minima of their functionals
+        assert d["ansatz"] == ansatz and d["converged"] is True and d["rs_stable"] is (ansatz != "rs")
     # each further breaking lowers the jamming line (R is minimized over nested ansatze)
-    assert out["frsb"]["alpha"] + out["frsb"]["error"] < out["1rsb"]["alpha"] < out["rs"]["alpha"]
-    assert out["rs"]["alpha"] == pytest.approx(13.27320, rel=1e-6)  # Gardner: 1/int Dt (kappa - t)_+^2
+    assert out["frsb"]["alpha_c"] + out["frsb"]["error"] < out["1rsb"]["alpha_c"] < out["rs"]["alpha_c"]
+    assert out["rs"]["alpha_c"] == pytest.approx(13.27320, rel=1e-6)  # Gardner: 1/int Dt (kappa - t)_+^2
     # kappa >= 0: RS is stable at jamming and full RSB collapses to Gardner
     assert main(["perceptron", "capacity", "--kappa", "0.5", "--ansatz", "frsb", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["rs_stable"] is True and d["alpha"] == pytest.approx(0.961205, rel=1e-6)
+    assert d["rs_stable"] is True and d["alpha_c"] == pytest.approx(0.961205, rel=1e-6)
 
 
 @pytest.mark.parametrize("argv", [
     ["perceptron", "capacity", "--kappa", "abc"],
     ["perceptron", "capacity", "--kappa", "-1", "--ansatz", "2rsb"],
-    ["perceptron", "capacity", "--weights", "binary", "--ansatz", "1rsb"],
+    ["perceptron", "capacity", "--weights", "binary", "--ansatz", "frsb"],
     ["perceptron", "capacity", "--weights", "ternary"],
     ["scm", "transitions", "--K", "5", "--activation", "tanh"],
     ["committee", "capacity", "--K", "4", "--activation", "sign"],
@@ -97,5 +100,9 @@ def test_not_a_result_exits_1(capsys):
     assert emit(args, None) == 1
     out = capsys.readouterr()
     assert out.out == "" and "rows[1].alpha_s" in out.err
-    assert emit(args, {"alpha_c": float("inf"), "replicon": None}) == 0
+    assert emit(args, {"alpha_c": float("inf"), "replicon": None}) == 1     # infinity is not a result ...
+    capsys.readouterr()
+    # ... unless it is a documented value: JSON null with the reason
+    assert emit(args, {"alpha_d": float("inf"), "K": 1.0}, null_reasons={"alpha_d": "never unstable"}) == 0
+    assert json.loads(capsys.readouterr().out) == {"alpha_d": None, "K": 1.0, "null_reasons": {"alpha_d": "never unstable"}}
     assert emit(args, {"alpha_c": None}) == 1 and emit(args, {"rows": [{"order": None}]}) == 1

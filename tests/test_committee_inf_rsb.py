@@ -24,19 +24,21 @@ def _gbar(activation, mu, sd):
         return mu * mp.ncdf(mu / sd) + sd * mp.npdf(mu / sd)
     if activation == "erf":          # g = erf(x/sqrt 2)
         return mp.erf(mu / mp.sqrt(2 * (1 + sd ** 2)))
+    if activation == "quadratic":    # g = x^2
+        return mu ** 2 + sd ** 2
     return mp.erf(mu / (sd * mp.sqrt(2)))
 
 
 def _Q_mpmath(activation, q):
     """(E[g(u) g(v)] - (E g)^2)/(E g^2 - (E g)^2), corr(u, v) = q, as E_z[gbar(sqrt(q) z)^2]."""
-    mean = {"relu": 1 / mp.sqrt(2 * mp.pi), "erf": 0, "sign": 0}[activation]
-    second = {"relu": mp.mpf(1) / 2, "erf": 2 / mp.pi * mp.asin(mp.mpf(1) / 2), "sign": 1}[activation]
+    mean = {"relu": 1 / mp.sqrt(2 * mp.pi), "erf": 0, "quadratic": 1, "sign": 0}[activation]
+    second = {"relu": mp.mpf(1) / 2, "erf": 2 / mp.pi * mp.asin(mp.mpf(1) / 2), "quadratic": 3, "sign": 1}[activation]
     q = mp.mpf(q)
     k = mp.quad(lambda z: mp.npdf(z) * _gbar(activation, mp.sqrt(q) * z, mp.sqrt(1 - q)) ** 2, [-mp.inf, 0, mp.inf])
     return (k - mean ** 2) / (second - mean ** 2)
 
 
-@pytest.mark.parametrize("activation", ["relu", "erf", "sign"])
+@pytest.mark.parametrize("activation", ["relu", "erf", "quadratic", "sign"])
 def test_output_kernel_against_mpmath_with_derivative(activation):
     for q in (0.1, 0.5, 0.9):
         Q, dQ = cm.tcm_output_kernel(q, activation)
@@ -47,23 +49,26 @@ def test_output_kernel_against_mpmath_with_derivative(activation):
         assert dQ == pytest.approx(float(d), rel=1e-8)
     Q1, dQ1 = cm.tcm_output_kernel(1.0, activation)
     assert Q1 == pytest.approx(1.0, abs=1e-15)
-    assert dQ1 == {"relu": math.pi / (math.pi - 1), "erf": 2 * math.sqrt(3) / math.pi, "sign": math.inf}[activation]
+    assert dQ1 == {"relu": math.pi / (math.pi - 1), "erf": 2 * math.sqrt(3) / math.pi, "quadratic": 2.0,
+                   "sign": math.inf}[activation]
     # ReLU: the same function as the older relu_kernel_Q
     if activation == "relu":
         q = np.linspace(0, 1, 7)
         np.testing.assert_allclose(cm.tcm_output_kernel(q, "relu")[0], cm.relu_kernel_Q(q)[0], rtol=1e-14, atol=1e-15)
 
 
-@pytest.mark.parametrize("activation", ["relu", "erf", "sign"])
+@pytest.mark.parametrize("activation", ["relu", "erf", "quadratic", "sign"])
 def test_output_kernel_is_the_covariance_of_the_committee_output(activation):
     # Monte Carlo of the committee output of two replicas with branch overlap q (any K: the covariance
     # of the normalized, mean-free output is Q(q) exactly; the CLT only makes it Gaussian)
     rng = np.random.default_rng(7)
     K, n, q = 16, 40000, 0.6
     g = {"relu": lambda x: np.maximum(x, 0.0), "erf": lambda x: np.vectorize(math.erf)(x / math.sqrt(2)),
-         "sign": np.sign}[activation]
-    c = np.where(np.arange(K) < K // 2, 1.0, -1.0) if activation == "relu" else np.ones(K)
-    var = {"relu": 0.5 - 1 / (2 * math.pi), "erf": 2 / math.pi * math.asin(0.5), "sign": 1.0}[activation]
+         "quadratic": np.square, "sign": np.sign}[activation]
+    # balanced second layer (relu, quadratic: it cancels the mean of g)
+    c = np.where(np.arange(K) < K // 2, 1.0, -1.0) if activation in ("relu", "quadratic") else np.ones(K)
+    var = {"relu": 0.5 - 1 / (2 * math.pi), "erf": 2 / math.pi * math.asin(0.5), "quadratic": 2.0,
+           "sign": 1.0}[activation]
     z = rng.standard_normal((n, K))
     la = math.sqrt(q) * z + math.sqrt(1 - q) * rng.standard_normal((n, K))
     lb = math.sqrt(q) * z + math.sqrt(1 - q) * rng.standard_normal((n, K))
@@ -168,13 +173,15 @@ def test_kernel_problem_gradient_against_central_differences(activation, ln_K):
 
 
 # --------------------------------------------------------------------------- RS and 1RSB
-@pytest.mark.parametrize("activation, exact", [("relu", RS_RELU), ("erf", RS_ERF)])
+@pytest.mark.parametrize("activation, exact", [("relu", RS_RELU), ("erf", RS_ERF), ("quadratic", 4.0)])
 def test_rs_from_the_core_functional(activation, exact):
     # y -> 0 is RS: R = 2 Q'(1) for every q0 (the plain averages of the core's frozen channel)
+    # (lattices twice finer than the default: quadratic at q0 = 0.2 has Q0 = 0.04, an outer step only a
+    # few default spacings wide, off by 3e-8 at res = 1 -- the k-step solves refine such lattices)
     prob = L._problem(activation, 0.0)
     for q0 in (0.2, 0.7):
         x, y = np.array([q0, 1.0]), np.array([0.0])
-        assert prob.evaluate(x, y, prob.lattice(x, y), grad=False)[0] == pytest.approx(exact, rel=1e-10)
+        assert prob.evaluate(x, y, prob.lattice(x, y, res=2.0), grad=False)[0] == pytest.approx(exact, rel=1e-10)
     assert cm.tcm_capacity(math.inf, activation, "rs") == pytest.approx(exact, rel=1e-15)
     assert cm.tcm_capacity(math.inf, "relu", "rs") == 2 * math.pi / (math.pi - 1)   # unchanged closed form
     r = cm.tcm_capacity_point(math.inf, activation, "rs")
@@ -203,7 +210,7 @@ def test_relu_1rsb_reproduces_the_effective_perceptron_route():
 
 
 def test_kstep_decreases_monotonically_relu():
-    a = [cm.tcm_capacity(math.inf, "relu", "rs")] + [cm.tcm_kstep_inf("relu", k).value for k in (1, 2)]
+    a = [cm.tcm_capacity(math.inf, "relu", "rs")] + [cm.tcm_kstep_inf("relu", k).alpha_c for k in (1, 2)]
     assert a[0] > a[1] > a[2]
     assert a[1] - a[2] > 1e-3     # 2RSB lowers 1RSB by 0.011
 
@@ -231,7 +238,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="activation"):
         cm.tcm_capacity_inf_point("tanh")
     with pytest.raises(ValueError, match="ansatz"):
-        cm.tcm_capacity_inf_point("relu", "2rsb")
+        cm.tcm_capacity_inf_point("relu", "7rsb")
     with pytest.raises(ValueError, match="Ks"):
         cm.tcm_capacity_inf_point("relu", "frsb", Ks=(4, 6))
     with pytest.raises(ValueError, match="K"):
@@ -250,10 +257,10 @@ def test_bad_input():
 
 # --------------------------------------------------------------------------- slow: full RSB
 @pytest.mark.slow
-@pytest.mark.parametrize("activation", ["relu", "erf"])
+@pytest.mark.parametrize("activation", ["relu", "erf", "quadratic"])
 def test_frsb_below_kstep_below_1rsb_below_rs(activation):
     r = cm.tcm_capacity_point(math.inf, activation, "frsb")
-    ks = [cm.tcm_kstep_inf(activation, k).value for k in (1, 2, 3)]
+    ks = [cm.tcm_kstep_inf(activation, k).alpha_c for k in (1, 2, 3)]
     rs = cm.tcm_capacity(math.inf, activation, "rs")
     assert rs > ks[0] > ks[1] > ks[2] > r.alpha_K[-1] > r.alpha_c
     assert np.all(np.diff(r.alpha_K) < 0)                 # monotone in the grid size

@@ -268,8 +268,8 @@ def test_relu_argument_validation():
         cm.tcm_storage(-0.1, 2, "relu")
     with pytest.raises(ValueError, match="ansatz must be one of"):
         cm.tcm_storage(0.5, 2, "relu", ansatz="1rsb")
-    with pytest.raises(ValueError, match="K must be 2, 4, 6 or math.inf"):
-        cm.tcm_capacity(8, "relu", "1rsb")
+    with pytest.raises(ValueError, match="K must be 2, 4, 6, 8, 10, 12 or math.inf"):
+        cm.tcm_capacity(14, "relu", "1rsb")
     with pytest.raises(ValueError, match="K must be 2"):
         cm.relu_capacity_1rsb_point(6)
 

@@ -275,8 +275,8 @@ def test_start_not_converging_raises():
 
 # ------------------------------------------------------------------ the models, from their free energy alone
 def _standin_scm(activation):
-    """Independent high-precision implementation of the SCM free energy (seed Eqs. 11 corrected,
-    12, 19, 20) in sympy, for mpmath root finding of the transition systems."""
+    """Independent high-precision implementation of the SCM free energy (Oostwal, Straat & Biehl,
+    arXiv:1910.07476, Eqs. 11 corrected, 12, 19, 20) in sympy, for mpmath root finding of the transition systems."""
     R, S, C, a, K = sp.symbols("R S C alpha K")
     if activation == "erf":
         eg = sp.Rational(1, 3) + (K - 1) / sp.pi * (sp.asin(C / 2) - 2 * sp.asin(S / 2)) - 2 / sp.pi * sp.asin(R / 2)
@@ -380,7 +380,7 @@ def test_binary_teacher_student_transition_found_by_engine():
 
 def test_binary_capacity_line_in_kappa():
     from statmech import perceptron as P
-    from statmech.perceptron import binary_storage_problem
+    from statmech.perceptron.advanced import binary_storage_problem
     prob = binary_storage_problem(0.0)
     br = trace(prob, 0.05, 1.0, ds=0.01, max_steps=400)
     (ev,) = [s for s in br.points("event") if s.name == "entropy=0"]

@@ -1,4 +1,4 @@
-"""The contract of issue 13, over every public name of the model packages and the continuation core.
+"""The contract (numbers or an exception, never None or NaN), over every public name of the model packages and the continuation core.
 
 Every public solver, called with arguments drawn across its documented domain (K from 1.01 to 1e6
 and inf, every activation, alpha from 0 to 1e4, kappa from -5 to 5), either returns a result in
@@ -23,8 +23,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from statmech import ConvergenceError, SaddlePoint
 from statmech import activations, committee, continuation, franz_parisi, perceptron, scm
 
-PACKAGES = {"perceptron": perceptron, "scm": scm, "committee": committee, "franz_parisi": franz_parisi,
-            "activations": activations, "continuation": continuation}
+PACKAGES = {"perceptron": perceptron, "perceptron.advanced": perceptron.advanced, "scm": scm,
+            "committee": committee, "franz_parisi": franz_parisi, "activations": activations,
+            "continuation": continuation}
 
 # ------------------------------------------------------------------------------- the domains
 KAPPA = st.sampled_from([-1.0, 0.5]) | st.floats(-5.0, 5.0)      # both signs in the first few draws
@@ -45,7 +46,7 @@ def args(*strategies, **kw):
 
 
 # ------------------------------------------------------------------------------- the check
-_SADDLE_OPTIONAL = {"hessian_eigenvalues", "replicon", "rs_stable"}
+_SADDLE_OPTIONAL = {"hessian_eigenvalues", "replicon", "rs_stable", "headline", "stability"}
 
 
 def _optional_fields(obj):
@@ -173,6 +174,17 @@ def _intersections(q_max):
     return continuation.curve_intersections(line, line)
 
 
+def _online(K, M, activation, lr, convention):
+    """scm.online from fixed small random overlaps (a Gram matrix for every K, M <= 3)."""
+    R0 = 1e-2 * np.random.default_rng(K + 7 * M).standard_normal((K, M))
+    return scm.online(K, M, activation, lr, [0.0, 1.0, 10.0], Q0=0.3 * np.eye(K), R0=R0, convention=convention,
+                      estimate_error=False)
+
+
+ONLINE_ACT = st.sampled_from(["erf", "relu", "linear"])
+CONV = st.sampled_from(["saad-solla", "normalized"])
+
+
 def _fields(parity):
     """Local fields t of K hidden units, K odd (parity 1, sign) or even (0, ReLU)."""
     return st.integers(1, 4).flatmap(lambda n: st.lists(st.floats(-1e3, 1e3), min_size=2 * n - parity,
@@ -193,8 +205,8 @@ CASES = {
     "perceptron.gardner_capacity": (P.gardner_capacity, args(KAPPA), {"inf": ("result",)}),
     "perceptron.gardner_capacity_point": (P.gardner_capacity_point, args(KAPPA),
                                           {"post": _rs_stable_iff_kappa_nonnegative}),
-    "perceptron.jamming_kstep": (P.jamming_kstep, args(st.floats(-2.0, -0.2), st.just(1)), {"n": 0}),
-    "perceptron.jamming_replicon": (P.jamming_replicon, args(KAPPA), {}),
+    "perceptron.advanced.jamming_kstep": (P.advanced.jamming_kstep, args(st.floats(-2.0, -0.2), st.just(1)), {"n": 0}),
+    "perceptron.advanced.jamming_replicon": (P.advanced.jamming_replicon, args(KAPPA), {}),
     "perceptron.spherical_storage": (P.spherical_storage, args(ALPHA, KAPPA), {}),
     "perceptron.spherical_teacher_student": (P.spherical_teacher_student, args(ALPHA), {}),
     "perceptron.spherical_teacher_student_asymptotic": (P.spherical_teacher_student_asymptotic, args(ALPHA),
@@ -210,12 +222,15 @@ CASES = {
                                           {"inf": ("q_hat", "R_hat")}),
     "perceptron.spherical_storage_at_line": (P.spherical_storage_at_line, args(KAPPA), {}),
     "perceptron.binary_storage_at_line": (P.binary_storage_at_line, args(st.floats(-2.0, 2.0)), {"n": 1}),
+    "perceptron.spherical_storage_at_line_point": (P.spherical_storage_at_line_point, args(KAPPA), {"n": 2}),
+    "perceptron.binary_storage_at_line_point": (P.binary_storage_at_line_point, args(st.floats(-2.0, 2.0)),
+                                                {"n": 1}),
     "perceptron.binary_teacher_student_transition": (P.binary_teacher_student_transition, args(), {"n": 1}),
     **{f"perceptron.{m}_{w}": (getattr(P, f"{m}_{w}"), args(_free_entropy_x("sph" if m.startswith("spherical") else "bin"),
                                                            ALPHA, *([KAPPA] if m.endswith("storage") else [])), {})
        for m in ("spherical_storage", "spherical_teacher_student", "binary_storage", "binary_teacher_student")
        for w in ("free_entropy", "gradient", "hessian", "residual")},
-    "perceptron.binary_storage_problem": (P.binary_storage_problem, args(KAPPA), {"n": 1}),
+    "perceptron.advanced.binary_storage_problem": (P.advanced.binary_storage_problem, args(KAPPA), {"n": 1}),
     "perceptron.perceptron_lines": (P.perceptron_lines, args(st.just(-0.5), st.just(1.0), st.just(7)), {"n": 0}),
     # soft committee machine
     "scm.activation_info": (S.activation_info, args(SCM_ACT), {}),
@@ -244,6 +259,15 @@ CASES = {
     "scm.scm_point": (S.scm_point, args(st.fixed_dictionaries({"K": st.floats(1.5, 30.0),
                                                                "activation": st.sampled_from(["erf", "relu"])})),
                       {"post": _order_never_none, "n": 1}),
+    # online learning: trajectories, plateaus, asymptotics (documented inf: lr_max of a linearisation
+    # that never loses stability; the escape rate of identical ReLU students, where the flow is not
+    # differentiable)
+    "scm.online": (_online, args(st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, 3]), ONLINE_ACT,
+                                 st.floats(1e-3, 5.0), CONV), {"n": 2}),
+    "scm.online_plateau": (S.online_plateau, args(st.sampled_from([1, 2, 3]), st.sampled_from([1, 2, 3]), ONLINE_ACT,
+                                                  st.floats(1e-3, 3.0), convention=CONV), {"n": 2, "inf": ("escape_rate",)}),
+    "scm.online_asymptotics": (lambda K, act, conv: S.online_asymptotics(K, K, act, convention=conv),
+                               args(st.sampled_from([1, 2, 3]), SCM_ACT, CONV), {"n": 2, "inf": ("lr_max",)}),
     # tree committee machine
     "committee.tcm_storage": (C.tcm_storage, args(ALPHA, st.sampled_from([1, 3])), {"n": 1}),
     "committee.tcm_capacity": (C.tcm_capacity, args(ODD_K), {"inf": ("result",)}),
@@ -268,20 +292,29 @@ CASES = {
     # merged from main (RSB at K = inf, Ising 1RSB): the slow sweep only, their cost is not measured here
     "committee.sign_capacity_large_K": (C.sign_capacity_large_K, args(st.floats(10.0, 1e6)), {"n": 0}),
     "committee.sign_capacity_large_K_point": (C.sign_capacity_large_K_point, args(st.floats(10.0, 1e6)), {"n": 0}),
-    "committee.tcm_capacity_inf_point": (C.tcm_capacity_inf_point, args(st.sampled_from(["relu", "erf"]),
-                                                                        st.sampled_from(["rs", "1rsb", "frsb"])), {"n": 0}),
-    "committee.tcm_kstep_inf": (C.tcm_kstep_inf, args(st.sampled_from(["relu", "erf"]), st.sampled_from([1, 2])), {"n": 0}),
+    "committee.tcm_capacity_inf_point": (C.tcm_capacity_inf_point, args(st.sampled_from(["relu", "erf", "quadratic"]),
+                                                                        st.sampled_from(["rs", "1rsb", "2rsb", "frsb"])),
+                                         {"n": 0, "inf": ("K",)}),
+    "committee.tcm_kstep_inf": (C.tcm_kstep_inf, args(st.sampled_from(["relu", "erf", "quadratic"]), st.sampled_from([1, 2]),
+                                                      check=st.booleans()), {"n": 0, "inf": ("K",)}),
+    "committee.relu_large_K_correction": (C.relu_large_K_correction, args(st.sampled_from(["rs", "1rsb", "2rsb"])),
+                                          {"n": 2}),
+    "committee.relu_large_K_fit": (C.relu_large_K_fit, args(st.just([8, 10, 12, 16, 24]),
+                                                            st.just([2.8746, 2.8934, 2.8984, 2.9016, 2.9060]),
+                                                            st.lists(st.floats(1e-4, 1e-2), min_size=5, max_size=5),
+                                                            st.sampled_from(["rs", "1rsb"]),
+                                                            fix_a=st.booleans()), {"n": 2}),
     "committee.tcm_1rsb_point": (C.tcm_1rsb_point, args(st.sampled_from([3, 5, 7]), st.floats(0.9, 0.99),
                                                         progress=st.just(False)), {"n": 0}),
     "committee.tcm_2rsb_alpha": (C.tcm_2rsb_alpha, args(st.floats(0.4, 0.7), st.floats(0.85, 0.95), st.floats(10.0, 25.0),
                                                         st.floats(25.0, 45.0)), {"n": 0, "inf": ("result",)}),
-    "committee.tcm_output_kernel": (C.tcm_output_kernel, args(st.floats(-1.0, 1.0), st.sampled_from(["relu", "erf"])),
+    "committee.tcm_output_kernel": (C.tcm_output_kernel, args(st.floats(-1.0, 1.0), st.sampled_from(["relu", "erf", "quadratic"])),
                                     {"n": 2}),
-    "perceptron.binary_capacity_1rsb": (P.binary_capacity_1rsb, args(st.floats(0.0, 2.0)), {"n": 0}),
-    "perceptron.binary_rsb_free_entropy": (P.binary_rsb_free_entropy, args(st.just(0.2), st.just(0.6), st.just(0.5),
+    "perceptron.advanced.binary_capacity_1rsb": (P.advanced.binary_capacity_1rsb, args(st.floats(0.0, 2.0)), {"n": 0}),
+    "perceptron.advanced.binary_rsb_free_entropy": (P.advanced.binary_rsb_free_entropy, args(st.just(0.2), st.just(0.6), st.just(0.5),
                                                                            st.just(2.0), UNIT, st.floats(0.0, 1.0)),
                                            {"n": 0}),
-    "perceptron.binary_storage_1rsb": (P.binary_storage_1rsb, args(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), {"n": 0}),
+    "perceptron.advanced.binary_storage_1rsb": (P.advanced.binary_storage_1rsb, args(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), {"n": 0}),
     "perceptron.spherical_storage_reference": (P.spherical_storage_reference, args(ALPHA, KAPPA), {"n": 0}),
     # Franz-Parisi
     "franz_parisi.binary_perceptron": (F.binary_perceptron, args(st.floats(0.0, 1.0), st.floats(0.0, 0.5), st.floats(0.0, 1.0)),
@@ -325,16 +358,20 @@ TYPICAL = {
     "franz_parisi.stochastic_energy": (0.55, 0.5, 20.0), "franz_parisi.stochastic_reference": (0.55, 0.5, 20.0),
     "franz_parisi.stochastic_perceptron": (0.55, 0.1, 0.7, 20.0), "scm.entropy": (0.3, 0.5, 0.4),
     "continuation.continue_point": (1.0,), "continuation.curve_intersections": (1.0,),
-    "scm.transitions": (26, "erf"), "scm.equilibria": (10.0, 2, "erf"), "committee.tcm_storage": (1.0, 3),
+    "scm.transitions": (26, "erf"), "scm.equilibria": (10.0, 2, "erf"), "scm.online": (2, 2, "erf", 0.5, "saad-solla"),
+    "scm.online_asymptotics": (2, "erf", "saad-solla"), "committee.tcm_storage": (1.0, 3),
 }
 
 EXEMPT = {
+    "perceptron.advanced": "the namespace of the method-specific entry points (each has its case)",
     "perceptron.SPHERICAL_TS_ASYMPTOTIC_CONSTANT": "a number (checked finite below)",
     "perceptron.BinaryTeacherStudentTransition": "result class",
     "scm.ACTIVATIONS": "tuple of names", "scm.Activation": "result class", "scm.FreeEnergy": "result class",
     "scm.Branch": "result class", "scm.LearningCurve": "result class", "scm.Transitions": "result class",
     "scm.scm_lines": "the continuation engine over K (minutes); its transitions are scm.scm_transitions",
     "scm.scm_grid": "a checkpointed sweep of scm.scm_point (writes files)",
+    "scm.OnlineTrajectory": "result class", "scm.PlateauPassage": "result class", "scm.OnlinePlateau": "result class",
+    "scm.OnlineAsymptotics": "result class",
     "activations.Sigmoid": "numpy-style class (its values are gate_expectation's)",
     "activations.Softplus": "numpy-style class (its values are log_partition's)",
     "activations.ESP": "activation class (drawn as an activation of every scm solver)",
@@ -395,7 +432,7 @@ def test_contract_sweep(name, data):
     _run(name, data)
 
 
-# ------------------------------------------------------------------------------- the flags (issue 13)
+# ---------------------------------------------------------------------------------------- the flags
 def test_validity_flags_are_computed():
     """gardner_capacity(-1) = 13.27 is the RS value above the AT line; binary storage above alpha_AT = 1.0147."""
     g = perceptron.gardner_capacity_point(-1.0)

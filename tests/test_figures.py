@@ -44,3 +44,14 @@ def test_make_all_runs_the_parts_of_a_group_in_two_processes(tmp_path):
     assert all(p.stat().st_size > 10_000 for p in paths)
     wall, cpu = timings["activations"]
     assert wall > 0 and cpu > 0
+
+
+@pytest.mark.parametrize("group", F.available())
+def test_every_figure_is_laid_out_cleanly(group, tmp_path):
+    """Render every figure of the group and check its layout (statmech.figures._layout): no text
+    overlaps another text or covers a curve, and nothing is clipped."""
+    from statmech.figures import _layout
+    paths, _ = F.make_group(group, tmp_path)
+    assert paths, f"figure group {group!r} made no figure"
+    bad = {p: _layout.PROBLEMS[p] for p in paths if p in _layout.PROBLEMS}
+    assert not bad, "layout problems:\n" + "\n".join(f"{p}: {m}" for p, ms in bad.items() for m in ms)

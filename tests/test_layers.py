@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "statmech"
 
-CORE = {"gaussian", "symbolic", "saddle", "errors", "result", "io", "sweep", "continuation", "rsb", "_blas", "_linalg_nb", "_nb"}
+CORE = {"gaussian", "symbolic", "saddle", "errors", "result", "io", "sweep", "continuation", "rsb", "_blas", "_linalg_nb", "_nb", "_deprecation"}
 MODELS = {"perceptron", "scm", "committee", "franz_parisi", "activations"}
 SIMULATE = {"simulate"}
 TOP = {"figures", "commands", "cli", "__main__"}

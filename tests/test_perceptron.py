@@ -409,7 +409,7 @@ def test_cli_in_process(capsys):
     assert json.loads(capsys.readouterr().out)["alpha_c"] == pytest.approx(0.8330785997, abs=2e-10)
     assert main(["perceptron", "teacher-student", "--alpha", "1.0", "--weights", "binary", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert d["branch"] == "poor" and 0 < d["R"] < 1
+    assert d["extra"]["branch"] == "poor" and 0 < d["R"] < 1
     assert main(["perceptron", "transition", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["alpha_c"] == pytest.approx(1.245, abs=1e-3)
     for bad in (["perceptron", "capacity", "--kappa", "nan"], ["perceptron", "storage", "--alpha", "9"],

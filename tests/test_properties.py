@@ -1,4 +1,4 @@
-"""Property tests over the public solvers of every model (issue 9).
+"""Property tests over the public solvers of every model.
 
 For random valid inputs a solver either converges (``converged`` True, no NaN anywhere
 in the result) or raises ConvergenceError; for invalid inputs it raises a ValueError

@@ -193,11 +193,22 @@ def test_sk_full_rsb_finer_sequence_agrees():
     assert abs(r.energy - sk.sk_ground_state("frsb").energy) < 3e-7
 
 
-def test_sk_bad_ansatz():
-    with pytest.raises(ValueError, match="ansatz"):
-        sk.sk_ground_state("2rsb")
-    with pytest.raises(ValueError, match="k must be"):
-        sk.sk_ground_state("krsb", 0)
+def test_sk_ansatz_vocabulary():
+    """The common ansatz vocabulary: 'rs' (the default), '1rsb', '2rsb', ..., 'krsb' with k=,
+    'frsb'; k alone means k steps; a k that contradicts the ansatz, an unknown ansatz or 'krsb'
+    without k is a ValueError naming what the model supports."""
+    assert sk.sk_ground_state().ansatz == "rs"
+    assert sk.sk_ground_state(k=2).ansatz == "2rsb"
+    assert sk.sk_ground_state("krsb", 0).ansatz == "rs"
+    assert sk.sk_ground_state("2rsb").energy == pytest.approx(sk.sk_ground_state("krsb", k=2).energy, abs=1e-14)
+    with pytest.raises(ValueError, match="contradicts"):
+        sk.sk_ground_state("frsb", k=3)
+    with pytest.raises(ValueError, match="needs k"):
+        sk.sk_ground_state("krsb")
+    with pytest.raises(ValueError, match="'rs', 'krsb', 'frsb'"):
+        sk.sk_ground_state("3rs")
+    with pytest.raises(TypeError, match="ansatz must be a string"):
+        sk.sk_ground_state(2)
 
 
 def test_richardson_recovers_a_power_law():

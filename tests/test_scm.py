@@ -84,11 +84,11 @@ def test_site_symmetric_eps_matches_general_and_seed_eq12():
     for act in ("erf", "relu", "linear"):
         fe = scm.free_energy(1.0, K, R, S, C, act, derivatives=True)
         assert fe.generalization_error == pytest.approx(scm.generalization_error(Rm, Qm, np.eye(K), act), rel=1e-13)
-    # seed Eq. 12 (ReLU) as printed
+    # Eq. 12 (ReLU) of Oostwal, Straat & Biehl (arXiv:1910.07476) as printed
     h = lambda x: x / 4 + (math.sqrt(1 - x * x) + x * math.asin(x)) / (2 * math.pi)
     eq12 = (K + K * (K - 1) / (2 * math.pi) - 2 * K * h(R) + K * (K - 1) * h(C) - 2 * K * (K - 1) * h(S)) / (2 * K)
     assert scm.free_energy(1.0, K, R, S, C, "relu", derivatives=True).generalization_error == pytest.approx(eq12, rel=1e-14)
-    # seed Eq. 11 (erf) is K times too small: the corrected form is K * Eq. 11
+    # their Eq. 11 (erf) is K times too small: the corrected form is K * Eq. 11
     eq11 = (1 / 3 + (K - 1) / math.pi * (math.asin(C / 2) - 2 * math.asin(S / 2)) - 2 / math.pi * math.asin(R / 2)) / K
     assert scm.free_energy(1.0, K, R, S, C, "erf", derivatives=True).generalization_error == pytest.approx(K * eq11, rel=1e-14)
 
@@ -203,7 +203,7 @@ def test_erf_K5_first_order():
     assert tr.order == 1
     assert tr.alpha_s == pytest.approx(44.3378030, rel=1e-8)
     assert tr.alpha_s < tr.alpha_c < tr.alpha_d
-    # the seed's figure readings 46.6 and 62.8 are ~1.5% and ~1% high
+    # Oostwal et al.'s figure readings (Fig. 2) 46.6 and 62.8 are ~1.5% and ~1% high
     assert abs(tr.alpha_c - 46.6) < 1.0 and abs(tr.alpha_d - 62.8) < 1.0
 
 
@@ -224,7 +224,7 @@ def test_K_infinity_transitions():
     tr = scm.transitions(math.inf, "erf")
     assert tr.alpha_s == pytest.approx(a_s, rel=1e-12) and round(tr.alpha_s, 2) == 60.99
     assert tr.alpha_c == pytest.approx(a_c, rel=1e-12) and round(tr.alpha_c, 2) == 69.09
-    assert tr.alpha_d == math.inf and tr.order == 1  # alpha_d grows like 4 pi K (issue 13: a number, not None)
+    assert tr.alpha_d == math.inf and tr.order == 1  # alpha_d grows like 4 pi K (a number, never None)
     tr = scm.transitions(math.inf, "relu")
     assert tr.order == 2 and tr.alpha_c == pytest.approx(2 * math.pi, rel=1e-13)
     # plateau before the transition: eps_g = 1/4 - 1/(2 pi) at R = 0
@@ -301,7 +301,7 @@ def test_learning_curve_relu_K10_large_alpha_and_speed():
     dt = time.perf_counter() - t0
     P, N = lc.branches["specialized"], lc.branches["anti-specialized"]
     assert P.stable[-1] and N.stable[-1]
-    # two competing minima with similar eps_g (seed Fig. 3): R -> 1 and R < 0, S > 0
+    # two competing minima with similar eps_g (Oostwal et al. Fig. 3): R -> 1 and R < 0, S > 0
     assert P.R[-1] > 0.8 and N.R[-1] < -0.5 and N.S[-1] > 0
     assert abs(P.generalization_error[-1] - N.generalization_error[-1]) < 0.02
     assert dt < 2.0  # the benchmark asserts the 0.2 s target on an idle machine
@@ -506,7 +506,7 @@ def test_learning_curve_through_the_engine_finds_the_saddle_branch():
 def test_large_K_alpha_d_from_engine_lines_against_mpmath():
     """erf alpha_d(K = 50) ~ 628 (Hessian entries ~1e8 there): the engine's K-continued line and
     the polished value against an independent 40-digit solution of {grad beta f = 0 on R = S,
-    det H = 0} (sympy derivatives of seed Eq. 20, eps_g corrected, evaluated in mpmath)."""
+    det H = 0} (sympy derivatives of Oostwal et al.'s Eq. 20, eps_g corrected, evaluated in mpmath)."""
     import mpmath as mp
     import sympy as sy
     R, S, C, a, K = sy.symbols("R S C alpha K")

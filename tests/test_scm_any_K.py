@@ -1,4 +1,4 @@
-"""Soft committee machine transitions at every K (issue 13): scaled variables, the Landau
+"""Soft committee machine transitions at every K: scaled variables, the Landau
 reduction, the large-K expansion, and the contract (numbers or an exception, never None)."""
 import math
 
@@ -29,7 +29,7 @@ def _check(t, K):
         assert t.alpha_s == t.alpha_c == t.alpha_d
 
 
-# --------------------------------------------------------------- the K of issue 13
+# --------------------------------------------------------------- large K (26 to 1e6)
 @pytest.mark.parametrize("act", ["erf", "relu"])
 def test_large_K_transitions_are_finite_ordered_and_approach_K_infinity(act):
     Ks = (26, 200, 1000, 1e4, 1e6)
@@ -197,9 +197,10 @@ def test_cli_transitions_at_large_K_and_exit_1_on_non_results(capsys, monkeypatc
 
 # --------------------------------------------------------------- brute force
 def _brute(act, K, x_s, x_c, u_c, u_d, alphas, dps):
-    """alpha_d, alpha_s, alpha_c of seed Eq. 20 (eps_g corrected) in (R, S, C), solved in mpmath:
-    det H = 0 on R = S, the fold {grad = 0, det H = 0}, the coexistence of two stationary points
-    with equal beta f; derivatives by sympy, starts from the double-precision points."""
+    """alpha_d, alpha_s, alpha_c of Eq. 20 of Oostwal, Straat & Biehl (arXiv:1910.07476; eps_g
+    corrected) in (R, S, C), solved in mpmath: det H = 0 on R = S, the fold {grad = 0, det H = 0},
+    the coexistence of two stationary points with equal beta f; derivatives by sympy, starts from
+    the double-precision points."""
     import mpmath as mp
     import sympy as sy
     R, S, C, a, Ks = sy.symbols("R S C alpha K")

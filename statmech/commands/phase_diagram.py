@@ -18,7 +18,7 @@ changes and coexistence points at one value of the second parameter, and
 
 The lines are computed by the library: :func:`statmech.scm.scm_lines` and
 :func:`statmech.scm.scm_grid`, :func:`statmech.perceptron.perceptron_lines` (continuation problem
-:func:`statmech.perceptron.binary_storage_problem`); this module parses, calls and prints.
+:func:`statmech.perceptron.advanced.binary_storage_problem`); this module parses, calls and prints.
 """
 from __future__ import annotations
 

@@ -76,10 +76,12 @@ and ``tcm_1rsb_large_K(K or ln_K)`` (the K -> inf continuum limit of Eq. 1RSB.1,
 ReLU: ``tcm_storage(alpha, 2, "relu")`` (K = 2 RS at finite alpha), ``relu_at_line(2)``,
 ``relu_capacity_1rsb_point(2)`` (1RSB = RS = 4/3, convex version space),
 ``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6);
-K = inf beyond RS (docs/committee.md, "K = infinity: full RSB"): ``tcm_capacity(math.inf, "relu"|"erf",
-"rs"|"1rsb"|"frsb")``, ``tcm_capacity_point`` / ``tcm_capacity_inf_point`` (SaddlePoint),
-``tcm_kstep_inf(activation, k)``, ``tcm_output_kernel(q, activation)``, and for sign units the
-large-K theory ``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point``;
+K = inf beyond RS (docs/committee.md, "K = infinity: RS, k-step and full RSB"):
+``tcm_capacity(math.inf, "relu"|"erf"|"quadratic", "rs"|"1rsb"|"2rsb"..|"frsb")``,
+``tcm_capacity_point`` / ``tcm_capacity_inf_point`` (SaddlePoint), ``tcm_kstep_inf(activation, k,
+check=False)``, ``tcm_output_kernel(q, activation)``, and for sign units the large-K theory
+``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point``; ReLU from finite K to
+K = inf: ``relu_large_K_correction(ansatz)`` (the 1/sqrt(K) coefficient), ``relu_large_K_fit``;
 sign, finite-alpha 1RSB: ``tcm_1rsb_point(K, q1)`` (K = 3, 5, 7) -> ``TCMRSBPoint`` (q0, q1, m, alpha,
 ansatz, error) and ``tcm_1rsb_branch(K)`` -> ``TCM1RSBBranch`` (the branch towards capacity and its limit);
 sign, frozen 2RSB (K = 3): ``tcm_2rsb_alpha(q0, q1, y1, y2)`` (Eq. 2RSB.1) and ``tcm_2rsb_search()``
@@ -108,8 +110,9 @@ One file per theory; the public names above are re-exported here, where they hav
 ``relu_rs.py``              ReLU RS capacity (Eq. RS.4): K = 2 exact, K >= 4 by RQMC
 ``relu_k2.py``              ReLU K = 2 in closed form: RS at finite alpha, AT line, 1RSB
 ``relu_1rsb.py``            ReLU 1RSB at K = 4, 6 (RQMC, importance-sampled inner average)
-``large_k_rsb.py``          K = inf beyond RS: RS/1RSB/k-step/full-RSB SAT/UNSAT point (relu, erf;
-                            sign at large K) through the RSB core (``statmech.rsb.kernel``)
+``large_k_rsb.py``          K = inf beyond RS: RS/1RSB/k-step/full-RSB SAT/UNSAT point (relu, erf,
+                            quadratic; sign at large K) through the RSB core (``statmech.rsb.kernel``)
+``relu_large_K.py``         ReLU from finite K to K = inf: the 1/sqrt(K) correction and the fit
 ``flip_cost.py``            the q -> 1 flip costs C(t), sign and ReLU (numba)
 ``_kernels.py``             sympy closed forms ``_eqs`` and the multiset quadrature (numba)
 ``_common.py``              argument checks, the 2-d stationary-point search, Sobol point sets
@@ -121,10 +124,11 @@ from .api import tcm_capacity, tcm_capacity_point, tcm_storage
 from .flip_cost import relu_flip_cost, sign_flip_cost
 from .large_k import (monasson_zecchina, one_rsb_large_K_coefficient, relu_kernel_Q, rs_large_K_coefficient,
                       tcm_1rsb_large_K)
-from .large_k_rsb import (sign_capacity_large_K, sign_capacity_large_K_point, tcm_capacity_inf_point,
-                          tcm_kstep_inf, tcm_output_kernel)
+from .large_k_rsb import (sign_capacity_large_K, sign_capacity_large_K_point, tcm_capacity_inf_point, tcm_kstep_inf,
+                          tcm_output_kernel)
 from .relu_1rsb import relu_1rsb_alpha_rqmc, relu_capacity_1rsb_rqmc
 from .relu_k2 import relu_at_line, relu_capacity_1rsb_point
+from .relu_large_K import relu_large_K_correction, relu_large_K_fit
 from .relu_rs import relu_rs_capacity_error
 from .sign_1rsb import tcm_capacity_1rsb_point, tcm_capacity_1rsb_rqmc
 from .sign_1rsb_branch import TCM1RSBBranch, tcm_1rsb_branch
@@ -139,4 +143,4 @@ __all__ = ["tcm_storage", "tcm_capacity", "tcm_capacity_point", "tcm_at_line", "
            "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "tcm_capacity_point", "tcm_capacity_inf_point",
            "tcm_output_kernel", "tcm_kstep_inf", "sign_capacity_large_K", "sign_capacity_large_K_point",
            "TCMRSBPoint", "tcm_1rsb_point", "TCM1RSBBranch", "tcm_1rsb_branch", "TCM2RSBResult", "tcm_2rsb_alpha",
-           "tcm_2rsb_search"]
+           "tcm_2rsb_search", "relu_large_K_correction", "relu_large_K_fit"]

@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 
 from ..errors import check_choice
-from ..saddle import SaddlePoint
 from ..result import check_real
+from ..saddle import SaddlePoint
 from ._common import ACTIVATIONS, ANSATZE, K_MAX_RELU_RS, K_MAX_RS_FORMULA, _check_K, _check_K_max
 from .large_k import _relu_inf_1rsb_point
-from .large_k_rsb import INF_ACTIVATIONS, INF_ANSATZE, tcm_capacity_inf_point
-from .relu_1rsb import relu_capacity_1rsb_rqmc
+from .large_k_rsb import INF_ACTIVATIONS, _check_inf_ansatz, tcm_capacity_inf_point
+from .relu_1rsb import RQMC_1RSB_KS, relu_capacity_1rsb_rqmc
 from .relu_k2 import _RELU2_LEVELS, _relu2_storage_one, _relu_storage, relu_capacity_1rsb_point
 from .relu_rs import _alpha_rs_relu
 from .sign_1rsb import tcm_capacity_1rsb_point
@@ -32,7 +32,7 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
 
     Each case is computed in its theory's file: sign rs in ``sign_rs.py``, sign 1rsb in
     ``sign_1rsb.py``, relu rs in ``relu_rs.py``, relu 1rsb in ``relu_k2.py`` (K = 2) and
-    ``relu_1rsb.py`` (K = 4, 6), K = inf in ``large_k.py`` / ``large_k_rsb.py``.
+    ``relu_1rsb.py`` (K = 4 ... 12), K = inf in ``large_k.py`` and ``large_k_rsb.py``.
 
     Domain (every other K raises ValueError naming K and the limit; a string or None TypeError):
 
@@ -42,9 +42,9 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
     sign        rs       odd 1 <= K <= 10^10 (``K_MAX_RS_FORMULA``), and ``math.inf`` (-> inf)
     sign        1rsb     odd 1 <= K <= 201 (``K_MAX_RQMC``), and ``math.inf`` (-> inf)
     relu        rs       even 2 <= K <= 100 (``K_MAX_RELU_RS``), and ``math.inf``
-    relu        1rsb     K = 2, 4, 6 and ``math.inf``
-    erf         any      ``math.inf`` only
-    any         frsb     ``math.inf`` only (relu, erf; sign -> inf)
+    relu        1rsb     K = 2, 4, 6, 8, 10, 12 and ``math.inf``
+    erf, quad.  any      ``math.inf`` only
+    any         2rsb..   ``math.inf`` only (2rsb .. 6rsb, frsb: relu, erf, quadratic; sign -> inf)
     ==========  =======  ==========================================================================
 
     * sign, rs: thesis Eq. 3.5 (derived and confirmed; quadrature accurate to ~1e-13 relative,
@@ -69,17 +69,23 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
       on the RS boundary, see :func:`relu_capacity_1rsb_point`); ``K = 4``: 2.316 +- 0.002 by RQMC
       with an importance-sampled inner average (:func:`relu_capacity_1rsb_rqmc`, ~1 min with a
       progress bar, cached on disk; 2.3167 +- 0.0008 from finer point sets); ``K = 6``: 2.578 +- 0.002
-      (same method, ~1.5 min; 2.581 +- 0.003 from finer sets); ``K = math.inf`` (effective perceptron
-      with kernel Q, Eq. 1RSB.1); K >= 8 is not implemented (not validated).
-    * ``K = math.inf`` also takes ``activation="erf"`` (g = erf(x/sqrt 2)) and ``ansatz="frsb"``
-      (relu, erf: the full-RSB SAT/UNSAT point, :func:`tcm_capacity_inf_point`, ~20 s, cached;
-      erf rs: 4 sqrt(3)/pi; sign: ``math.inf`` in every ansatz, see
-      :func:`sign_capacity_large_K` for the growth with K).  Finite K with erf or frsb: ValueError.
+      (same method, ~1.5 min; 2.581 +- 0.003 from finer sets); K = 8, 10, 12 by the same method (see
+      :func:`relu_capacity_1rsb_rqmc`); ``K = math.inf`` (effective perceptron with kernel Q,
+      Eq. 1RSB.1); K >= 14 is not implemented (not validated).
+    * ``K = math.inf`` also takes ``activation="erf"`` (g = erf(x/sqrt 2)) and ``"quadratic"``
+      (g = x^2, mean removed), and the ansatze ``"2rsb"`` ... ``"6rsb"`` (k steps with free
+      breakpoints, :func:`tcm_kstep_inf`) and ``"frsb"`` (the full-RSB SAT/UNSAT point,
+      :func:`tcm_capacity_inf_point`, ~20 s, cached); erf rs: 4 sqrt(3)/pi, quadratic rs: 4;
+      sign: ``math.inf`` in every ansatz, see :func:`sign_capacity_large_K` for the growth with K.
+
+    Domain: ``activation`` in sign, relu, erf, quadratic; ``ansatz`` in rs, 1rsb, 2rsb .. 6rsb, frsb
+    (ValueError naming the argument otherwise, TypeError for a non-string ansatz); ``K`` as in the
+    table: finite K with erf, quadratic or an ansatz beyond 1rsb raises ValueError naming K.
     """
-    check_choice("activation", activation, ACTIVATIONS + ("erf",))
-    check_choice("ansatz", ansatz, ANSATZE + ("frsb",))
-    if activation == "erf" or ansatz == "frsb":
-        check_real("K", K, function="tcm_capacity")
+    check_real("K", K, function="tcm_capacity")
+    check_choice("activation", activation, ACTIVATIONS + ("erf", "quadratic"))
+    ansatz = _check_inf_ansatz(ansatz, "tcm_capacity")
+    if activation in ("erf", "quadratic") or ansatz not in ANSATZE:
         _check_inf(K, activation, ansatz)
         return math.inf if activation == "sign" else float(tcm_capacity_inf_point(activation, ansatz).alpha_c)
     k = _check_K(K, activation, "tcm_capacity")
@@ -100,10 +106,10 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
         return float(_alpha_rs_relu(k)[0])
     if k == 2:
         return float(relu_capacity_1rsb_point(2).alpha_c)
-    if k in (4, 6):
+    if k in RQMC_1RSB_KS:
         return float(relu_capacity_1rsb_rqmc(k).alpha_c)
     if k != math.inf:
-        raise ValueError(f"tcm_capacity: K must be 2, 4, 6 or math.inf for the ReLU 1RSB capacity (K >= 8 not "
+        raise ValueError(f"tcm_capacity: K must be 2, 4, 6, 8, 10, 12 or math.inf for the ReLU 1RSB capacity (K >= 14 not "
                          f"validated; alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
     return float(_relu_inf_1rsb_point().alpha_c)
 
@@ -121,18 +127,24 @@ def _check_inf(K, activation, ansatz):
 def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
     r"""SaddlePoint of the SAT/UNSAT point, with its validity flag.
 
-    ``K = math.inf`` (:func:`tcm_capacity_inf_point`): activation relu or erf, ansatz rs, 1rsb or
-    frsb.  Sign units at K = inf have infinite capacity: :func:`sign_capacity_large_K_point`
+    ``K = math.inf`` (:func:`tcm_capacity_inf_point`): activation relu, erf or quadratic, ansatz rs,
+    1rsb, 2rsb .. 6rsb or frsb.  Sign units at K = inf have infinite capacity: :func:`sign_capacity_large_K_point`
     gives the large-K theory.  Finite K, ``ansatz="rs"`` (activation sign or relu; pass them, the
     defaults are those of K = inf): the RS value with its replicon computed near capacity and
     ``rs_stable`` (see ``_finite_capacity_point`` below).  Finite-K 1RSB points:
     :func:`tcm_capacity_1rsb_point` (sign), :func:`relu_capacity_1rsb_point` (K = 2),
-    :func:`relu_capacity_1rsb_rqmc` (K = 4, 6).
+    :func:`relu_capacity_1rsb_rqmc` (K = 4 ... 12).
+
+    Domain: ``K`` a real number (TypeError otherwise): ``math.inf`` with activation relu, erf or
+    quadratic and any ansatz above (sign: ValueError, its K = inf capacity is infinite), or a
+    finite K valid for the activation (odd for sign, even for relu) with ``ansatz="rs"``; anything
+    else raises ValueError naming the argument.
     """
+    check_real("K", K, function="tcm_capacity_point")
     if not (isinstance(K, float) and K == math.inf) and activation in ACTIVATIONS and ansatz == "rs":
         return _finite_capacity_point(K, activation)
     check_choice("activation", activation, INF_ACTIVATIONS)
-    check_choice("ansatz", ansatz, INF_ANSATZE)
+    ansatz = _check_inf_ansatz(ansatz, "tcm_capacity_point")
     _check_inf(K, activation, ansatz)
     if activation == "sign":
         raise ValueError("activation='sign' has infinite capacity at K = math.inf in every ansatz; "

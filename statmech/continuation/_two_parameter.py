@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConvergenceError, check_finite, check_range
+from ..result import Result
 from ._coexistence import _coexistence_jacobian, _coexistence_residual, _on_sheet, _sheets
 from ._corrector import _EPS
 from ._problem import Problem, _dJ_dx, _J_p
@@ -15,9 +16,19 @@ from ._special_points import _bp_jacobian, _bp_residual
 from ._trace import trace
 
 
-@dataclass(frozen=True)
-class Curve:
-    """A line of special points in the (q, p) plane (see :func:`continue_point`)."""
+@dataclass(frozen=True, repr=False)
+class Curve(Result):
+    """A line of special points in the (q, p) plane (see :func:`continue_point`).
+
+    Protocol: every node was accepted by the corrector (``converged`` True, ``residual`` the
+    tolerance), ``iterations`` the nodes, ``ansatz`` "-", ``rs_stable``/``stability`` None,
+    ``error`` 0.0 (nodes exact to the tolerance; :meth:`p_at` re-solves between them)."""
+    headline = None
+    converged = True
+    ansatz = "-"
+    rs_stable = None
+    stability = None
+    error = 0.0
     kind: str
     param: str
     q: np.ndarray
@@ -43,6 +54,14 @@ class Curve:
             if z is not None:
                 return float(z[self._ip])
         raise ConvergenceError("Curve.p_at: re-solve failed", diagnostics={"q": q})
+
+    @property
+    def iterations(self):
+        return int(self.q.size)
+
+    @property
+    def residual(self):
+        return float(self.problem.tol) if self.problem is not None else 0.0
 
     @property
     def _ip(self):

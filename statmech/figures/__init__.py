@@ -11,7 +11,7 @@ import importlib
 import pkgutil
 from pathlib import Path
 
-__all__ = ["available", "make_all", "make_group", "save", "data_sets", "recompute", "load_data"]
+__all__ = ["available", "make_all", "make_group", "save", "legend_outside", "data_sets", "recompute", "load_data"]
 
 # Bundles: groups (or parts "group:part" of a group that lists its PARTS) that share numba
 # kernels run one after the other in the same process, so each kernel is compiled (or loaded
@@ -26,6 +26,7 @@ _BUNDLES = ((32.0, ("scm", "phase_diagrams", "activations:_functions", "activati
             (22.0, ("perceptron", "perceptron_simulation", "rsb")),
             (20.0, ("franz_parisi", "algorithms")),
             (16.0, ("committee",)),
+            (25.0, ("online",)),
             (3.9, ("activations:_hessian",)),
             (1.6, ("activations:_hessian_spectra",)))
 
@@ -36,14 +37,37 @@ def available():
 
 
 def save(fig, path):
-    """Save a matplotlib figure atomically and close it; returns the Path."""
+    """Save a matplotlib figure atomically and close it; returns the Path.
+
+    The figure's layout is checked first (:func:`._layout.problems`: no text over another text or
+    a curve, nothing clipped); problems are recorded in ``_layout.PROBLEMS`` under the path."""
     import matplotlib.pyplot as plt
     from ..io import atomic_path
+    from . import _layout
     path = Path(path)
+    found = _layout.problems(fig)
+    if found:
+        _layout.PROBLEMS[str(path)] = found
+    else:
+        _layout.PROBLEMS.pop(str(path), None)
     with atomic_path(path, suffix=path.suffix) as tmp:
         fig.savefig(tmp, dpi=130, bbox_inches="tight", format=path.suffix.lstrip(".") or "png")
     plt.close(fig)
     return path
+
+
+def legend_outside(ax, where="right", **kwargs):
+    """A legend beside (``"right"``) or under (``"below"``) the axes, where it covers no data.
+
+    Use it in a figure made with ``layout="constrained"``, which keeps the legend clear of the
+    neighbouring panels and labels (the layout check of :func:`save` verifies that)."""
+    kwargs.setdefault("fontsize", 7)
+    if where == "right":
+        return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs)
+    if where == "below":
+        kwargs.setdefault("ncols", 2)
+        return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), borderaxespad=0.0, **kwargs)
+    raise ValueError(f"where must be 'right' or 'below', got {where!r}")
 
 
 def _parts(name):

@@ -166,9 +166,11 @@ def _meta(spec, points):
     def values(*keys):
         vals = {json.dumps(p["kwargs"][k]) for p in points for k in keys if k in p["kwargs"]}
         return [json.loads(v) for v in sorted(vals)]
+    from ..io import environment
     return {"name": spec.name, "group": spec.group, "description": spec.description, "version": __version__,
             "command": spec.command(), "seed": values("seed"), "N": values("N"), "K": values("K"),
-            "n_instances": values("n_instances", "runs", "n", "reps"), "format": FORMAT}
+            "n_instances": values("n_instances", "runs", "n", "reps"), "format": FORMAT,
+            "environment": environment()}
 
 
 def recompute(spec, *, directory=None, executor=None, workers=None, small=False, progress=True):

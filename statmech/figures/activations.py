@@ -6,8 +6,9 @@
   machine with ESP units, K = 2 and K = 5 (statmech.scm.transitions with ESP(beta)).
 * ``activations_hessian_loss.png``, ``activations_hessian_alpha.png``,
   ``activations_hessian_gamma.png``, ``activations_zero_residuals.png``,
-  ``activations_eigenvalue_histograms.png`` -- the seeds' Fig. 1 (a-d) and eigenvalue
-  histograms (seed 002 App. B) from statmech.simulate.small_networks.
+  ``activations_eigenvalue_histograms.png`` -- Fig. 1 (a-d) of Milletarí, Chotibut &
+  Trevisanutto, arXiv:1805.08786, and the eigenvalue histograms of App. B of its first version
+  (v1, 2018), from statmech.simulate.small_networks.
 * ``activations_digits.png`` -- the 8x8 digits task (25 hidden units, 1910 parameters), only
   when scikit-learn is installed (optional extra ``digits``) *and* ``STATMECH_FIGURES_DIGITS=1``:
   each exact 1910 x 1910 Hessian costs ~P^2 m = 6.5 GFlop plus the eigendecomposition, several
@@ -38,7 +39,7 @@ def hessian_run(task, hidden, activation, epochs=2000, n_checkpoints=16):
 
 DATASETS = (
     DataSpec("activations_hessian", "activations",
-             "small networks (seed 000 Fig. 1): training loss and exact Hessian spectra over full-batch Adam "
+             "small networks (Milletari et al. 2019, Fig. 1): training loss and exact Hessian spectra over full-batch Adam "
              "training, two tasks x two architectures x four activations",
              tuple(call(f"{__name__}:hessian_run", task=t, hidden=list(h), activation=a)
                    for t in TASKS for h in HIDDENS for a in _ACTIVATIONS), small=(0,)),

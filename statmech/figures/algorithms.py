@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import save
+from . import legend_outside, save
 from ._data import DataSpec, call, load
 
 
@@ -72,7 +72,7 @@ def _plot_rates(ax, res, label, color):
 
 def fig_success(curves, out_dir, sa=None):
     import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+    fig, ax = plt.subplots(figsize=(5.5, 5.0), layout="constrained")
     colors = ["C0", "C3", "C2"]
     for c, N in zip(colors, sorted({k[0] for k in curves})):
         res = curves[(N, "gamma=1")]
@@ -85,7 +85,7 @@ def fig_success(curves, out_dir, sa=None):
     ax.set_xlabel(r"$\alpha = P/N$")
     ax.set_ylabel("probability of solving")
     ax.set_title("Stochastic perceptron (thesis Fig. 2.8), $\\gamma=1$")
-    ax.legend(fontsize=6.5, loc="center")
+    legend_outside(ax, "below", fontsize=6.5, ncols=1)
     ax.set_ylim(-0.05, 1.05)
     return save(fig, Path(out_dir) / "stochastic_perceptron_success.png")
 
@@ -193,7 +193,7 @@ def tcm_path_data(N=303, K=3, alpha=0.5, seed=3):
 
 def fig_tcm_path(p, out_dir, N):
     import matplotlib.pyplot as plt
-    fig, axs = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.8), layout="constrained")
     ax = axs[0]
     ax.plot(p.t_line, p.line_train_errors, "C0-", label="train, straight line v(t)")
     ax.plot(p.t_line, p.line_test_errors, "C0--", label="test, straight line v(t)")
@@ -201,8 +201,8 @@ def fig_tcm_path(p, out_dir, N):
     ax.plot(p.t_path, p.path_test_errors, "C1--", label=r"test, relaxed path $\Gamma(t)$")
     ax.set_xlabel(r"t (progress $1-|W_b-W_*|/|W_b-W_a|$ on $\Gamma$)")
     ax.set_ylabel("error fraction")
-    ax.set_title(f"TCM K=3, N={N}: errors between two SGD solutions")
-    ax.legend(fontsize=7)
+    ax.set_title(f"TCM K=3, N={N}: errors between two SGD solutions", fontsize=10)
+    legend_outside(ax, "below")
     ax = axs[1]
     ev = p.hess_eigenvalues
     lmax = np.abs(ev).max()
@@ -215,8 +215,8 @@ def fig_tcm_path(p, out_dir, N):
     ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel(r"t along $\Gamma(t)$")
     ax.set_ylabel("Hessian eigenvalue")
-    ax.set_title("Exact Hessian along the path (Fig. 3.9)")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("Exact Hessian along the path (Fig. 3.9)", fontsize=10)
+    legend_outside(ax, "below", ncols=3)
     return save(fig, Path(out_dir) / "tcm_path_errors_hessian.png")
 
 

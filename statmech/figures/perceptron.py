@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import save
+from . import legend_outside, save
 
 
 def _capacity(out):
@@ -34,8 +34,8 @@ def _capacity(out):
     ax.plot(kba, P.binary_storage_at_line(kba), "C1-.", label="binary, AT line of the RS solution")
     ax.plot(kb, P.binary_capacity(kb, method="gardner_derrida"), "C3:", label="binary, RS q→1 (Gardner–Derrida)")
     ax.plot([0], [P.binary_capacity(0.0)], "C3o", ms=4)
-    ax.annotate(f"{P.binary_capacity(0.0):.10f}", (0, P.binary_capacity(0.0)), textcoords="offset points",
-                xytext=(8, -12), fontsize=8, color="C3")
+    ax.annotate(f"α_KM = {P.binary_capacity(0.0):.10f}", (0, P.binary_capacity(0.0)), textcoords="offset points",
+                xytext=(-6, -4), ha="right", va="top", fontsize=8, color="C3")
     ax.set_yscale("log")
     ax.set_xlabel("stability κ")
     ax.set_ylabel("capacity α_c")
@@ -48,7 +48,7 @@ def _capacity(out):
 def _entropy(out):
     import matplotlib.pyplot as plt
     from .. import perceptron as P
-    fig, ax = plt.subplots(1, 2, figsize=(10, 4.0))
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4.6), layout="constrained")
     for kappa, c in ((0.0, "C0"), (0.5, "C1")):
         ac = P.gardner_capacity(kappa)
         a = np.linspace(0.0, ac * 0.995, 40)
@@ -64,7 +64,7 @@ def _entropy(out):
     ax[0].set_xlabel("α")
     ax[0].set_ylabel("entropy (log fraction of the sphere)")
     ax[0].set_title("Spherical storage (RS)")
-    ax[0].legend(fontsize=8)
+    legend_outside(ax[0], "below")
     ax[0].grid(alpha=0.3)
     for kappa, c in ((0.0, "C0"), (0.5, "C1")):
         agd = P.binary_capacity(kappa, method="gardner_derrida")
@@ -80,7 +80,7 @@ def _entropy(out):
     ax[1].set_xlabel("α")
     ax[1].set_ylabel("entropy (1/N) log #solutions")
     ax[1].set_title("Binary storage (RS); α_c where entropy = 0")
-    ax[1].legend(fontsize=8)
+    legend_outside(ax[1], "below")
     ax[1].grid(alpha=0.3)
     return save(fig, out / "perceptron_entropy.png")
 
@@ -95,7 +95,7 @@ def _teacher_student(out):
     rp = P.binary_teacher_student(a_p, branch="poor")
     a_u = np.linspace(tr.alpha_spinodal, 0.3, 30)
     ru = P.binary_teacher_student(a_u, branch="unstable")
-    fig, ax = plt.subplots(1, 3, figsize=(15, 4.0))
+    fig, ax = plt.subplots(1, 3, figsize=(15, 5.0), layout="constrained")
     ax[0].plot(a_s, rs.R, "C0-", label="spherical")
     eq = a_p <= tr.alpha_c
     ax[0].plot(a_p[eq], rp.R[eq], "C3-", label="binary, poor generalization")
@@ -116,7 +116,7 @@ def _teacher_student(out):
     ax[2].set_ylabel("entropy (1/N) log #students in the version space")
     ax[2].set_xlim(0, 2.0)
     ax[2].set_ylim(-0.15, 0.72)
-    ax[2].legend(fontsize=7)
+    legend_outside(ax[2], "below")
     for a_ in ax:
         a_.axvline(tr.alpha_c, color="k", lw=0.8)
         a_.axvline(tr.alpha_spinodal, color="k", lw=0.8, ls="--")

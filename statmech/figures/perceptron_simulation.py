@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import save
+from . import legend_outside, save
 from ._data import DataSpec, call, load
 
 _LP = "statmech.simulate.lp:spherical_storage_lp"
@@ -92,7 +92,7 @@ def _lp_figure(out, th):
 def _two_panels(name):
     """The stored data set ``name`` and a figure with two panels side by side."""
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.8), layout="constrained")
     return load(name), fig, axes
 
 
@@ -138,7 +138,7 @@ def _enumeration_figure(out, th):
     ax.set_xlabel("1/N")
     ax.set_ylabel("finite-N capacity")
     ax.set_title("Ising perceptron capacity vs size")
-    ax.legend(fontsize=7, loc="lower right")
+    legend_outside(ax, "below")
     return save(fig, out / "perceptron_enumeration_entropy.png")
 
 
@@ -178,7 +178,7 @@ def _teacher_student_figure(out, th):
     ax.set_ylabel(r"$\varepsilon_g$ (Gibbs)")
     ax.set_title("Ising teacher-student, small N")
     ax.set_ylim(-0.02, 0.82)
-    ax.legend(fontsize=6.5, loc="upper right")
+    legend_outside(ax, "below", fontsize=6.5)
     return save(fig, out / "perceptron_sampling_teacher_student.png")
 
 

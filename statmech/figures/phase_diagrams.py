@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import save
+from . import legend_outside, save
 
 __all__ = ["make"]
 
@@ -61,7 +61,7 @@ def _textbook(out):
     for sp_ in br.points("fold"):
         ax.plot(sp_.p, sp_.x.max(), "o", mfc="none", color="k")
         ax.annotate(rf"fold $\lambda$={sp_.p:.6f} (N={N})", (sp_.p, sp_.x.max()), textcoords="offset points",
-                    xytext=(-150, 10), fontsize=8)
+                    xytext=(-12, 0), ha="right", va="center", fontsize=8)
     ax.set_xlabel(r"$\lambda$")
     ax.set_ylabel(r"max $u$")
     ax.set_title(r"1-D Bratu $u'' + \lambda e^u = 0$ ($\lambda^* = 3.513830719$ as $N\to\infty$)", fontsize=9)
@@ -76,7 +76,7 @@ def _scm_branches(out):
     from ..scm import scm_transitions
     tr = scm_transitions(5.0, "erf")
     an = tr["analysis"]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(7, 5.2), layout="constrained")
     an.plot(ax=ax, y=lambda b: b.x[:, 0] - b.x[:, 1], special=False)
     for key, (col, ls, lab) in _STYLE.items():
         ax.axvline(tr[key], color=col, ls=ls, lw=1, label=f"{lab} = {tr[key]:.8f}")
@@ -84,7 +84,7 @@ def _scm_branches(out):
     ax.set_ylabel(r"$R - S$")
     ax.set_title("erf soft committee machine, K = 5: all branches of $\\beta f$ (solid stable, dashed unstable)",
                  fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
+    legend_outside(ax, "below")
     return save(fig, out / "scm_erf_K5_branches.png")
 
 

@@ -1,4 +1,4 @@
-"""Replica symmetry breaking figures of the spherical perceptron (issue 15; docs/rsb.md).
+"""Replica symmetry breaking figures of the spherical perceptron (docs/rsb.md).
 
 * ``rsb_capacity_kappa.png`` -- the SAT/UNSAT line alpha_c(kappa), kappa in [-2, 2]: RS
   (Gardner, live), 1RSB and full RSB (``figures/data/rsb_jamming.json``: one

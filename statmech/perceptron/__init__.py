@@ -3,8 +3,9 @@ r"""Perceptron: Gardner analysis of storage and teacher--student learning (repli
 Spherical weights (``W.W = N``) and Ising weights (``W_i = +-1``); random +-1 labels
 (storage, stability ``kappa``) or labels from a teacher of the same kind
 (Gibbs learning in the version space).  Every formula below was re-derived (see
-``docs/perceptron.md``); the corrections to the thesis (Tartaglione 2019, chapter 2,
-``/work/shared/seeds/004``) are stated where they apply.
+``docs/perceptron.md``); the corrections to the thesis (E. Tartaglione, "From Statistical
+Physics to Algorithms in Deep Neural Systems", PhD thesis, Politecnico di Torino, 2019,
+chapter 2) are stated where they apply.
 
 Notation
 --------
@@ -161,20 +162,20 @@ ones ``*_rsb.py`` on the RSB core :mod:`statmech.rsb`), on top of shared private
 """
 from __future__ import annotations
 
-from .binary_storage_rs import (binary_capacity_point, binary_storage_at_line,
+from .binary_storage_rs import (binary_capacity_point, binary_storage_at_line, binary_storage_at_line_point,
                                 binary_storage_free_entropy, binary_storage_gradient,
                                 binary_storage_hessian, binary_storage_residual)
 from .binary_teacher_student_rs import (BinaryTeacherStudentTransition, binary_teacher_student,
                                         binary_teacher_student_free_entropy,
                                         binary_teacher_student_gradient, binary_teacher_student_hessian,
                                         binary_teacher_student_residual, binary_teacher_student_transition)
-from .phase_diagram import binary_storage_problem, perceptron_lines
+from .phase_diagram import perceptron_lines
 from .api import binary_capacity, binary_storage, gardner_capacity, spherical_storage
-from .binary_rsb import binary_capacity_1rsb, binary_rsb_free_entropy, binary_storage_1rsb
-from .spherical_rsb import gardner_capacity_point, jamming_kstep, jamming_replicon
-from .spherical_storage_rs import (spherical_storage_at_line, spherical_storage_free_entropy, spherical_storage_gradient,
+from .spherical_rsb import gardner_capacity_point
+from .spherical_storage_rs import (spherical_storage_at_line, spherical_storage_at_line_point, spherical_storage_free_entropy, spherical_storage_gradient,
                                    spherical_storage_hessian, spherical_storage_residual)
 from .spherical_storage_reference import spherical_storage_reference
+from . import _stability  # noqa: F401  (registers the stability eigenvalues of the results)
 from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_student,
                                            spherical_teacher_student_asymptotic,
                                            spherical_teacher_student_free_entropy,
@@ -183,11 +184,11 @@ from .spherical_teacher_student_rs import (_ts_asym_constant, spherical_teacher_
                                            spherical_teacher_student_residual)
 
 __all__ = [
-    "gardner_capacity", "gardner_capacity_point", "jamming_kstep", "jamming_replicon", "spherical_storage", "spherical_teacher_student",
+    "gardner_capacity", "gardner_capacity_point", "spherical_storage", "spherical_teacher_student",
     "spherical_teacher_student_asymptotic", "SPHERICAL_TS_ASYMPTOTIC_CONSTANT",
     "binary_storage", "binary_capacity", "binary_capacity_point", "binary_teacher_student",
-    "binary_storage_1rsb", "binary_capacity_1rsb", "binary_rsb_free_entropy",
-    "spherical_storage_at_line", "binary_storage_at_line",
+    "spherical_storage_at_line", "spherical_storage_at_line_point", "binary_storage_at_line",
+    "binary_storage_at_line_point",
     "binary_teacher_student_transition", "BinaryTeacherStudentTransition",
     "spherical_storage_free_entropy", "spherical_storage_gradient", "spherical_storage_hessian",
     "spherical_teacher_student_free_entropy", "spherical_teacher_student_gradient",
@@ -197,12 +198,21 @@ __all__ = [
     "binary_teacher_student_hessian",
     "spherical_storage_residual", "spherical_teacher_student_residual", "binary_storage_residual",
     "binary_teacher_student_residual",
-    "binary_storage_problem", "perceptron_lines", "spherical_storage_reference",
+    "perceptron_lines", "spherical_storage_reference", "advanced",
 ]
+
+from . import advanced  # noqa: E402  (the method-specific entry points)
+from .._deprecation import moved as _moved  # noqa: E402
+
+_MOVED = _moved(__name__, dict.fromkeys(advanced.__all__, "statmech.perceptron.advanced"),
+                replacement={"binary_storage_1rsb": "statmech.perceptron.binary_storage(alpha, kappa, ansatz='1rsb') "
+                                                    "or statmech.perceptron.advanced.binary_storage_1rsb",
+                             "binary_capacity_1rsb": "statmech.perceptron.binary_capacity(kappa, ansatz='1rsb') "
+                                                     "or statmech.perceptron.advanced.binary_capacity_1rsb"})
 
 
 def __getattr__(name):
     # the constant c of (T3), computed on first use (Gauss-Hermite quadrature, cached)
     if name == "SPHERICAL_TS_ASYMPTOTIC_CONSTANT":
         return _ts_asym_constant()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _MOVED(name)

@@ -38,8 +38,15 @@ def _alpha(alpha, hi=math.inf, name="alpha"):
     return check_range(name, alpha, 0.0, hi)
 
 
-def _kappa(kappa):
-    return check_range("kappa", kappa)
+#: lower end of kappa for the storage problems at finite alpha (and their AT lines and the Ising
+#: zero-entropy capacity): the storage-channel quadrature E_t f(u), u = (kappa - sqrt(q) t)/sqrt(1-q),
+#: is accurate to ~1e-12 relative over 0 < q < 1 down to kappa = -5 (mpmath, tests/test_perceptron_multistable.py)
+#: and loses digits below (2.5e-7 at kappa = -6).  alpha_c(-5) = 5.2e7.
+KAPPA_MIN = -5.0
+
+
+def _kappa(kappa, lo=KAPPA_MIN):
+    return check_range("kappa", kappa, lo)
 
 
 def _plain(*values):
@@ -61,7 +68,7 @@ def _storage_dispatch(alpha, kappa, one):
     """``(one(alpha, kappa), None)`` for scalar arguments (fast path first), else
     ``(None, (a, k))`` with the checked arrays of alpha and kappa (``_alpha``, ``_kappa``)."""
     ak = _plain(alpha, kappa)
-    if ak is not None and ak[0] >= 0.0:
+    if ak is not None and ak[0] >= 0.0 and ak[1] >= KAPPA_MIN:
         return one(*ak), None
     a = _alpha(alpha)
     k = _kappa(kappa)
@@ -211,6 +218,25 @@ def _expit(y):
 
 
 # =========================================================================== AT line root
+def _at_point(model, solve, kappa, a_max):
+    """:func:`_at_one` as a SaddlePoint (model ``model``): ``alpha_AT``, the kind of the point
+    (``"replicon zero"``; ``"first-order jump"`` where the RS minimum jumps from a stable small-q
+    to an unstable large-q one, below the cusp of :mod:`._multistable`; ``"capacity"`` where RS
+    is stable up to ``a_max``), ``q`` just below, and the error (the Brent tolerance)."""
+    from ..saddle import SaddlePoint
+    a = _at_one(solve, kappa, a_max)
+    if a == a_max:
+        return SaddlePoint(model, {"kappa": kappa}, {}, {"alpha_AT": a}, True, 0.0, 0,
+                           extra={"kind": "capacity"}, rs_stable=True, headline="alpha_AT")
+    lo, at, hi = (solve(a * f, kappa, None) for f in (1 - 1e-9, 1.0, 1 + 1e-9))
+    kind = "first-order jump" if abs(hi.q - lo.q) > 1e-3 else "replicon zero"
+    # residual: |replicon| at the root, or at a jump the free-entropy difference of the two minima
+    res = abs(at.replicon) if kind == "replicon zero" else abs(at.entropy - at.extra["other_minimum"]["entropy"])
+    return SaddlePoint(model, {"kappa": kappa}, {"q": lo.q}, {"alpha_AT": a}, True, res, 0,
+                       replicon=lo.replicon, rs_stable=True, extra={"kind": kind, "q_above": hi.q},
+                       error=1e-13 + 4e-16 * a, headline="alpha_AT")
+
+
 def _at_one(solve, kappa, a_max):
     """alpha where the replicon of ``solve(alpha, kappa)`` changes sign in (0, a_max), else a_max."""
     last = [None]

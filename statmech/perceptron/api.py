@@ -6,14 +6,24 @@ meaning in every model of the package.
 """
 from __future__ import annotations
 
-from ..errors import check_choice
 import numpy as np
+
+from ..errors import check_choice
+from ..result import check_ansatz
 
 from . import binary_rsb, binary_storage_rs, spherical_rsb, spherical_storage_rs
 
 __all__ = ["gardner_capacity", "spherical_storage", "binary_storage", "binary_capacity"]
 
 ANSATZE = ("rs", "1rsb", "frsb")
+
+
+def _options(function, options, allowed):
+    """TypeError naming the public ``function`` for an option it does not take."""
+    bad = sorted(set(options) - set(allowed))
+    if bad:
+        raise TypeError(f"{function}() got an unexpected keyword argument {bad[0]!r} (it takes "
+                        f"{', '.join(map(repr, sorted(allowed))) or 'no options'} here)")
 
 
 def gardner_capacity(kappa=0.0, ansatz="rs", **options):
@@ -35,12 +45,13 @@ def gardner_capacity(kappa=0.0, ansatz="rs", **options):
     Returns
     -------
     float or ndarray
-        ``alpha_c``; ``inf`` where the RS value exceeds the float range (kappa < -38.4).
+        ``alpha_c``; ``inf`` where the RS value exceeds the float range (kappa < -37.4: alpha_c > 1.8e308).
         :func:`gardner_capacity_point` returns the full result (order parameters,
         ``rs_stable``, replicon, convergence report).
     """
-    check_choice("ansatz", ansatz, ANSATZE)
-    if ansatz == "rs" and not options:
+    ansatz, _ = check_ansatz(ansatz, ANSATZE, function="gardner_capacity")
+    _options("gardner_capacity", options, ("Ks", "executor", "progress") if ansatz != "rs" else ())
+    if ansatz == "rs":
         return spherical_storage_rs.gardner_capacity(kappa)
     return spherical_rsb.gardner_capacity_rsb(kappa, ansatz, **options)
 
@@ -66,8 +77,9 @@ def spherical_storage(alpha, kappa=0.0, ansatz="rs", **options):
         Order parameters, ``entropy`` (log of the fraction of the sphere that stores all
         patterns), convergence report and stability; ``ansatz`` says which theory.
     """
-    check_choice("ansatz", ansatz, ANSATZE)
-    if ansatz == "rs" and not options:
+    ansatz, _ = check_ansatz(ansatz, ANSATZE, function="spherical_storage")
+    _options("spherical_storage", options, ("Ks",) if ansatz == "frsb" else ())
+    if ansatz == "rs":
         return spherical_storage_rs.spherical_storage(alpha, kappa)
     return spherical_rsb.spherical_storage_rsb(alpha, kappa, ansatz, **options)
 
@@ -86,9 +98,11 @@ def binary_storage(alpha, kappa=0.0, ansatz="rs", **options):
     with their complexity; the ``q1 < 1`` branch collapses to RS, ``extra["collapse"]``);
     ``options`` are passed to it (``m``).  Full RSB is not implemented for Ising weights.
     """
-    check_choice("ansatz", ansatz, BINARY_ANSATZE)
+    ansatz, _ = check_ansatz(ansatz, BINARY_ANSATZE, function="binary_storage")
+    _options("binary_storage", options, ("m", "tol", "collapse_m", "collapse_tol", "collapse_maxiter")
+             if ansatz == "1rsb" else ())
     if ansatz == "rs":
-        return binary_storage_rs.binary_storage(alpha, kappa, **options)
+        return binary_storage_rs.binary_storage(alpha, kappa)
     return binary_rsb.binary_storage_1rsb(alpha, kappa, **options)
 
 
@@ -102,7 +116,7 @@ def binary_capacity(kappa=0.0, method="zero_entropy", ansatz="rs"):
     (:func:`statmech.perceptron.binary_rsb.binary_capacity_1rsb`; ``method`` must be
     ``"zero_entropy"``), 0.8330785997396 at kappa = 0.
     """
-    check_choice("ansatz", ansatz, BINARY_ANSATZE)
+    ansatz, _ = check_ansatz(ansatz, BINARY_ANSATZE, function="binary_capacity")
     if ansatz == "rs":
         return binary_storage_rs.binary_capacity(kappa, method)
     check_choice("method", method, ("zero_entropy",))

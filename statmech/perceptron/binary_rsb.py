@@ -35,6 +35,7 @@ import numpy as np
 from ..errors import ConvergenceError, check_range
 from ..rsb import ising, kstep
 from ..saddle import SaddlePoint
+from ._common import KAPPA_MIN
 from .binary_storage_rs import binary_capacity, binary_storage
 
 __all__ = ["binary_capacity_1rsb", "binary_storage_1rsb", "binary_rsb_free_entropy"]
@@ -97,7 +98,7 @@ def binary_capacity_1rsb(kappa=0.0, m=1.0, *, tol=1e-12):
     order parameters ``q0, q1 = 1, m, q_hat0``; ``hessian_eigenvalues`` are those of the
     Jacobian of the three equations (in ``q0, log q_hat0, alpha``) at the root.
     """
-    kappa = float(check_range("kappa", kappa))
+    kappa = float(check_range("kappa", kappa, KAPPA_MIN))
     m = float(check_range("m", m, 0.0, lo_open=True))
     eqs, lats = _km_equations(kappa, m)
     a0 = float(binary_capacity(kappa, "gardner_derrida")) * 0.65
@@ -109,7 +110,7 @@ def binary_capacity_1rsb(kappa=0.0, m=1.0, *, tol=1e-12):
     return SaddlePoint("perceptron.binary_capacity", {"kappa": kappa}, {"q0": q0, "q1": 1.0, "m": m, "q_hat0": qh},
                        {"alpha_c": a, "complexity": m * phi, "entropy": phi}, True, st.residual, st.iterations,
                        np.sort(np.linalg.eigvals(st.jacobian).real), None, None,
-                       {"lattices": st.lattices, "q_hat0_m2": qh * m * m}, "1rsb")
+                       {"lattices": st.lattices, "q_hat0_m2": qh * m * m}, "1rsb", headline="alpha_c")
 
 
 # =========================================================================== finite alpha
@@ -171,12 +172,15 @@ def binary_storage_1rsb(alpha, kappa=0.0, *, m=1.0, tol=1e-11, collapse_m=0.5, c
     ``thermo``: ``entropy`` = ``phi_fr``, ``complexity`` = ``m phi_fr`` (log number of
     frozen states per N; equal to the RS entropy at m = 1), ``entropy_rs``.
     ``hessian_eigenvalues``: of the Hessian of (B1-fr) in ``(q0, q_hat0)`` (a saddle:
-    one of each sign).  ``replicon``/``rs_stable``: of the RS solution (B3).
+    one of each sign).  ``replicon``: of the RS solution (B3), whose ``rs_stable`` is in
+    ``extra["rs_stable_rs"]``; ``rs_stable`` (the frozen 1RSB state's own stability against
+    further breaking) is not computed: None.  ``stability`` is None (the saddle has no
+    single-signed Hessian).
 
     Raises ValueError for ``alpha`` outside ``[0, binary_capacity(kappa))`` (no solutions
     above the Krauth--Mézard capacity: the complexity is negative).
     """
-    kappa = float(check_range("kappa", kappa))
+    kappa = float(check_range("kappa", kappa, KAPPA_MIN))
     akm = float(binary_capacity(kappa))
     alpha = float(check_range("alpha", alpha, 0.0, akm, hi_open=True))
     m = float(check_range("m", m, 0.0, lo_open=True))
@@ -197,5 +201,6 @@ def binary_storage_1rsb(alpha, kappa=0.0, *, m=1.0, tol=1e-11, collapse_m=0.5, c
     return SaddlePoint("perceptron.binary_storage", {"alpha": alpha, "kappa": kappa},
                        {"q0": q0, "q1": 1.0, "m": m, "q_hat0": qh},
                        {"entropy": phi, "complexity": m * phi, "entropy_rs": rs.entropy}, True, st.residual,
-                       st.iterations, np.linalg.eigvalsh(0.5 * (J + J.T)), rs.replicon, rs.rs_stable,
-                       {"collapse": collapse, "alpha_c": akm}, "1rsb")
+                       st.iterations, np.linalg.eigvalsh(0.5 * (J + J.T)), rs.replicon, None,
+                       {"collapse": collapse, "alpha_c": akm, "rs_stable_rs": rs.rs_stable}, "1rsb",
+                       headline="entropy")

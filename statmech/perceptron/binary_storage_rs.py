@@ -17,10 +17,11 @@ import numpy as np
 
 from ..errors import check_choice, check_range
 from ..saddle import SaddlePoint
-from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _run, _scalar_or_array,
+from ._common import (_TINY_ALPHA, _alpha, _at_one, _at_point, _columns, _kappa, _open_unit, _run, _scalar_or_array,
                       _storage_dispatch, _x)
 from ._equations import _K
 from ._branches_nb import BS_COLS, TAIL_COLS
+from ._multistable import KAPPA_CHECK, global_rows
 from ._quadrature import _is_in, _st_out
 from .spherical_storage_rs import _gardner_inv, _inv_capacity
 
@@ -80,14 +81,24 @@ def _bs_run(pts, qh0=-1.0):
     return _run(_K.bs_solve, BS_COLS, {"alpha": pts[:, 0], "kappa": pts[:, 1]}, pts, qh0, order=("q", "q_hat"))
 
 
+def _bs_phi(q, s, alpha, kappa):
+    """(B1) at a stationary point (for the choice among several, :mod:`._multistable`)."""
+    return binary_storage_free_entropy([q, math.exp(s)], alpha, kappa)
+
+
 def _bs_one(alpha, kappa, guess=None):
     """Scalar solve at (alpha, kappa), started from ``guess`` (a SaddlePoint) if given."""
     ginv = _inv_capacity(kappa)
     agd = 2.0 / math.pi / ginv if ginv > 0 else math.inf
     if not alpha < agd:
         raise _gd_error(alpha, kappa, agd)
-    r = dict(zip(BS_COLS, _bs_run(np.array([[alpha, kappa]]), guess.q_hat if guess is not None else -1.0)[0].tolist()))
+    pts = np.array([[alpha, kappa]])
+    rows = _bs_run(pts, guess.q_hat if guess is not None else -1.0)
+    others = global_rows("binary", rows, pts, BS_COLS, _bs_run, _bs_phi) if kappa < KAPPA_CHECK else {}
+    r = dict(zip(BS_COLS, rows[0].tolist()))
     extra = {"one_minus_q": r["one_q"]}
+    if others:
+        extra["other_minimum"] = {"q": others[0][0], "entropy": others[0][1]}
     if 0.0 < alpha < _TINY_ALPHA:
         extra["note"] = "first-order small-alpha expansion"
     return SaddlePoint(_MODEL, {"alpha": alpha, "kappa": kappa}, {"q": r["q"], "q_hat": r["q_hat"]},
@@ -126,11 +137,15 @@ def binary_storage(alpha, kappa=0.0):
     if bad.size:  # the first bad point in order raises, as point-by-point solves would
         i = np.unravel_index(bad[0], shape)
         raise _gd_error(float(a[i]), float(k[i]), float(agd[i]))
-    c = _columns(BS_COLS, _bs_run(np.stack([a.ravel(), k.ravel()], axis=1)), shape)
+    pts = np.stack([a.ravel(), k.ravel()], axis=1)
+    rows = _bs_run(pts)
+    others = global_rows("binary", rows, pts, BS_COLS, _bs_run, _bs_phi)
+    c = _columns(BS_COLS, rows, shape)
+    extra = {"other_minimum": {np.unravel_index(i, shape): v for i, v in others.items()}} if others else {}
     return SaddlePoint(_MODEL, {"alpha": a, "kappa": k}, {"q": c["q"], "q_hat": c["q_hat"]},
                        {"entropy": c["entropy"]}, np.ones(shape, dtype=bool), c["residual"],
                        c["iterations"].astype(np.int64), np.stack([c["eig0"], c["eig1"]], axis=-1),
-                       c["replicon"], c["replicon"] > 0, {})
+                       c["replicon"], c["replicon"] > 0, extra)
 
 
 def binary_capacity(kappa=0.0, method="zero_entropy"):
@@ -147,7 +162,7 @@ def binary_capacity(kappa=0.0, method="zero_entropy"):
     accuracy ~1e-12.
     """
     check_choice("method", method, ("zero_entropy", "gardner_derrida"))
-    k = _kappa(kappa)
+    k = _kappa(kappa, -math.inf) if method == "gardner_derrida" else _kappa(kappa)
     if method == "gardner_derrida":
         with np.errstate(divide="ignore", over="ignore"):
             out = 2.0 / math.pi / _gardner_inv(k)
@@ -189,6 +204,14 @@ def binary_storage_at_line(kappa=0.0):
     k = _kappa(kappa)
     f = lambda kk: _at_one(lambda a, k_, g: _bs_one(a, k_, g), kk, 2.0 / math.pi / float(_gardner_inv(kk)))
     return float(f(float(k))) if k.ndim == 0 else np.vectorize(f, otypes=[float])(k)
+
+
+def binary_storage_at_line_point(kappa=0.0):
+    """:func:`binary_storage_at_line` at one kappa as a result (``alpha_AT``, ``q``, replicon,
+    ``extra["kind"]``, the error of the root)."""
+    k = float(_kappa(kappa))
+    return _at_point("perceptron.binary_at_line", lambda a, k_, g: _bs_one(a, k_, g), k,
+                     2.0 / math.pi / float(_gardner_inv(k)))
 
 
 # the saddle-point equations are grad phi = 0 (alias, for continuation)

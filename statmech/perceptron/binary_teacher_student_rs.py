@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import check_choice, check_range
+from ..result import Result
 from ..saddle import SaddlePoint, stack
 from ._common import _TINY_ALPHA, _alpha, _failure, _open_unit, _plain, _run, _transition, _x
 from ._equations import _K
@@ -63,24 +64,36 @@ def binary_teacher_student_hessian(x, alpha):
     return _bts_hess(float(_alpha(alpha)), 1 - R, _ts_out(R), _ts_in(rh))
 
 
-@dataclass(frozen=True)
-class BinaryTeacherStudentTransition:
+@dataclass(frozen=True, repr=False)
+class BinaryTeacherStudentTransition(Result):
     """First-order transition and spinodal of Ising Gibbs learning (Györgyi 1990).
 
-    alpha_c : poor-generalization entropy crosses 0 (= entropy of the R = 1 state)
+    alpha_c : poor-generalization entropy crosses 0 (= entropy of the R = 1 state); the headline
     alpha_spinodal : fold where the poor-generalization branch ends
     R_c, R_spinodal : teacher-student overlap of the poor branch there
     R_hat_c, R_hat_spinodal : conjugate order parameters
+
+    Protocol: ``converged`` True (a failed root raises), ``error`` 1e-12 relative (the accuracy of
+    the roots and of the channel quadrature), ``ansatz`` "rs", ``rs_stable`` True (the replicon of
+    the poor branch is positive at both points), ``stability`` None (two points, not one saddle).
     """
+    headline = "alpha_c"
     alpha_c: float
     alpha_spinodal: float
     R_c: float
     R_spinodal: float
     R_hat_c: float
     R_hat_spinodal: float
+    converged = True
+    residual = 0.0
+    iterations = 0
+    ansatz = "rs"
+    rs_stable = True
+    stability = None
 
-    def to_dict(self):
-        return dict(self.__dict__)
+    @property
+    def error(self):
+        return 1e-12 * self.alpha_c
 
 
 @lru_cache(maxsize=1)

@@ -30,6 +30,7 @@ Public names: :func:`gardner_capacity_point`, :func:`gardner_capacity_rsb`,
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -37,13 +38,18 @@ import numpy as np
 from ..errors import ConvergenceError, check_choice, check_int, check_range
 from ..gaussian import H
 from ..rsb import kstep, parisi
+from ..result import Estimate
 from ..saddle import SaddlePoint, stack
 from .spherical_storage_rs import gardner_capacity, spherical_storage
 
 __all__ = ["gardner_capacity_point", "gardner_capacity_rsb", "spherical_storage_rsb", "jamming_kstep",
-           "JammingProblem", "StorageProblem", "jamming_replicon"]
+           "JammingProblem", "LogJammingProblem", "StorageProblem", "jamming_replicon"]
 
 _ANSATZ = ("rs", "1rsb", "frsb")
+#: lower end of kappa for the RSB solvers (1RSB and full RSB, jamming and finite alpha): tested on a
+#: grid down to here (tests/test_perceptron_rsb.py); below, the 1RSB minimum has q_0 < 0.02 and
+#: its lattice no longer settles (kappa = -3.5).  alpha_J^RS(-3) = 4916, alpha_J^1RSB(-3) = 2526.
+KAPPA_MIN_RSB = -3.0
 FRSB_KS = (4, 8, 16)   # default grids of the full-RSB solves (error ~K^-2, extrapolated)
 KAPPA_JAMMING = 1.41574   # jamming exponent (Charbonneau et al. 2014); x(q) ~ ((1-q)/eps)^(-1/KAPPA_JAMMING)
 
@@ -63,13 +69,30 @@ class JammingProblem(parisi.Problem):
         self.channel = kstep.HingeFrozen(self.kappa)
         self.name = f"perceptron jamming (kappa={self.kappa:g})"
 
-    def evaluate(self, q, y, lattice, grad=True):
+    def _parts(self, q, y, lattice, grad):
         r = kstep.kstep_average(q, y, self.channel, lattice=lattice, grad=grad)
         S, gq, gy = kstep.spherical_entropic(q, y, jammed=True)
         E = r.value
-        if not E < 0.0:
-            raise ValueError("energetic term of the jammed functional must be negative")
+        if not (E < 0.0 and S > 0.0):
+            raise ConvergenceError(f"{self.name}: the jammed functional left its domain (S~ = {S:.3g} must be > 0, "
+                                   f"Phi~ = {E:.3g} < 0)", x=np.concatenate([q, y]))
+        return r, S, gq, gy, E
+
+    def evaluate(self, q, y, lattice, grad=True):
+        r, S, gq, gy, E = self._parts(q, y, lattice, grad)
         return -S / E, -(gq * E - S * r.dq) / E ** 2, -(gy * E - S * r.dm) / E ** 2
+
+
+class LogJammingProblem(JammingProblem):
+    """``log R`` of :class:`JammingProblem`, the functional the solvers minimize.
+
+    The logarithm makes it scale-free: ``alpha_J`` grows like ``e^{kappa^2/2}``, and with ``R``
+    itself the absolute gradient tolerance of the minimizer was unreachable below kappa ~ -2.5.
+    Same minimizer; its Hessian there is that of ``R`` divided by ``alpha_J``."""
+
+    def evaluate(self, q, y, lattice, grad=True):
+        r, S, gq, gy, E = self._parts(q, y, lattice, grad)
+        return math.log(S) - math.log(-E), gq / S - r.dq / E, gy / S - r.dm / E
 
 
 class StorageProblem(parisi.Problem):
@@ -107,7 +130,7 @@ def _rs_point(kappa, ansatz="rs"):
         op = {"q_min": 1.0, "q_max": 1.0}
         extra.update({"q": np.array([1.0, 1.0]), "y": np.array([0.0]), "error": 0.0})
     return SaddlePoint("perceptron.spherical_jamming", {"kappa": kappa}, op, {"alpha_c": ac},
-                       True, 0.0, 0, None, rep, bool(rep >= 0), extra, ansatz)
+                       True, 0.0, 0, None, rep, bool(rep >= 0), extra, ansatz, headline="alpha_c")
 
 
 def _guess_1rsb(kappa):
@@ -116,8 +139,22 @@ def _guess_1rsb(kappa):
     return min(0.9, 0.8 + 0.15 * kappa), 12.4 * (-kappa) ** 0.6 if kappa < 0 else 1.0
 
 
+def _own_stability(sol):
+    """``rs_stable`` of a k-step / full-RSB result: the ansatz's own stability -- its stationary
+    point is a minimum of the functional (every Hessian eigenvalue > 0).  (Stability against a
+    further step of breaking is not computed; the next ansatz's value says whether it moves.)"""
+    h = sol.hessian_eigenvalues
+    return None if h is None else bool(np.all(np.asarray(h) > 0))
+
+
+def _alpha_kstep(sol):
+    """A k-step solution of ``log R`` with ``value`` = alpha_J (and its lattice error in alpha)."""
+    a = math.exp(sol.value)
+    return replace(sol, value=a, lattice_error=a * sol.lattice_error)
+
+
 def _one_rsb_jamming(kappa, guess=None):
-    prob = JammingProblem(kappa)
+    prob = LogJammingProblem(kappa)
     q0, y = guess if guess is not None else _guess_1rsb(kappa)
     return prob, parisi.solve_kstep(prob, [q0, 1.0], [y])
 
@@ -126,22 +163,27 @@ def _jamming_one(kappa, ansatz, Ks, guess=None):
     if ansatz == "rs" or float(jamming_replicon(kappa)) >= 0.0:
         return _rs_point(kappa, ansatz)
     prob, s1 = _one_rsb_jamming(kappa, guess)
+    a1 = math.exp(s1.value)
     if ansatz == "1rsb":
         return SaddlePoint("perceptron.spherical_jamming", {"kappa": kappa},
                            {"q0": float(s1.q[0]), "q1": 1.0, "y": float(s1.m[0])},
-                           {"alpha_c": s1.value}, True, s1.residual, s1.iterations, s1.hessian_eigenvalues,
-                           None, False, {"lattice_error": s1.lattice_error, "alpha_rs": float(gardner_capacity(kappa))},
-                           "1rsb")
+                           {"alpha_c": a1}, True, s1.residual, s1.iterations, s1.hessian_eigenvalues,
+                           None, _own_stability(s1), {"lattice_error": a1 * s1.lattice_error,
+                                                      "alpha_rs": float(gardner_capacity(kappa))},
+                           "1rsb", error=a1 * s1.lattice_error, headline="alpha_c")
     q0, y1 = float(s1.q[0]), float(s1.m[0])
     sol = parisi.solve_frsb(prob, q0, 1.0, lambda qm: 0.5 * y1 * np.sqrt((1 - q0) / (1 - qm)), Ks=tuple(Ks))
+    a_f = math.exp(sol.value)
     return SaddlePoint("perceptron.spherical_jamming", {"kappa": kappa},
                        {"q_min": float(sol.q[0]), "q_max": 1.0},
-                       {"alpha_c": sol.value}, True, sol.residual, sol.iterations, sol.hessian_eigenvalues,
-                       None, False,
-                       {"q": sol.q, "y": sol.x, "error": sol.error, "order": sol.p, "Ks": sol.Ks,
-                        "alpha_K": sol.values, "lattice_error": sol.lattice_error,
-                        "lattice_points": sol.lattice_points, "alpha_1rsb": s1.value,
-                        "alpha_rs": float(gardner_capacity(kappa))}, "frsb")
+                       {"alpha_c": a_f}, True, sol.residual, sol.iterations, sol.hessian_eigenvalues,
+                       None, _own_stability(sol),
+                       {"q": sol.q, "y": sol.x, "error": a_f * sol.error, "order": sol.p, "Ks": sol.Ks,
+                        "alpha_K": tuple(math.exp(v) for v in sol.values),
+                        "lattice_error": a_f * sol.lattice_error,
+                        "lattice_points": sol.lattice_points, "alpha_1rsb": a1,
+                        "alpha_rs": float(gardner_capacity(kappa))}, "frsb", error=a_f * sol.error,
+                       headline="alpha_c")
 
 
 def _stack(res, shape, model):
@@ -153,17 +195,32 @@ def _stack(res, shape, model):
     return replace(stack(res, shape, model=model), extra={"points": [r.extra for r in res]})
 
 
-def _map(fn, items, executor):
+def _map(fn, items, executor, progress=False, desc=""):
     """``[fn(x) for x in items]``, one task per item on ``executor`` when given: anything
     with ``submit`` (a ``concurrent.futures`` executor or a ``dask.distributed`` client, the
-    convention of :mod:`statmech.sweep`).  One task per kappa balances the load best: warm
-    starts from a neighbouring kappa were measured to cost more gradient evaluations than
-    the cold K ladder (docs/rsb.md section 8), so points are independent."""
-    if executor is None:
-        return [fn(x) for x in items]
-    if not hasattr(executor, "submit"):
-        raise ValueError("executor must be a concurrent.futures.Executor or a dask Client (with submit())")
-    return [f.result() for f in [executor.submit(fn, x) for x in items]]
+    convention of :mod:`statmech.sweep`), with a tqdm progress bar when ``progress``.  One task
+    per kappa balances the load best: warm starts from a neighbouring kappa were measured to cost
+    more gradient evaluations than the cold K ladder (docs/rsb.md section 8), so points are
+    independent."""
+    from tqdm.auto import tqdm
+    bar = tqdm(total=len(items), desc=desc, disable=not progress)
+    try:
+        if executor is None:
+            out = []
+            for x in items:
+                out.append(fn(x))
+                bar.update()
+            return out
+        if not hasattr(executor, "submit"):
+            raise ValueError("executor must be a concurrent.futures.Executor or a dask Client (with submit())")
+        futures = [executor.submit(fn, x) for x in items]
+        out = []
+        for f in futures:
+            out.append(f.result())
+            bar.update()
+        return out
+    finally:
+        bar.close()
 
 
 class _JamTask:
@@ -174,7 +231,7 @@ class _JamTask:
         return _jamming_one(float(kappa), self.ansatz, self.Ks)
 
 
-def gardner_capacity_point(kappa=0.0, ansatz="rs", *, Ks=FRSB_KS, executor=None):
+def gardner_capacity_point(kappa=0.0, ansatz="rs", *, Ks=FRSB_KS, executor=None, progress=False):
     r"""SAT/UNSAT (jamming) point of the spherical perceptron as a SaddlePoint.
 
     Parameters
@@ -184,6 +241,8 @@ def gardner_capacity_point(kappa=0.0, ansatz="rs", *, Ks=FRSB_KS, executor=None)
         ``"frsb"`` (``y(q) = x(q)/(1 - q_max)`` on graded grids ``Ks``, extrapolated)
     executor : optional ``concurrent.futures`` executor or ``dask.distributed`` client for
         arrays of kappa (one task per kappa)
+    progress : bool
+        A progress bar over the kappa of an array (a full-RSB point costs ~0.6 s).
 
     Returns
     -------
@@ -196,31 +255,34 @@ def gardner_capacity_point(kappa=0.0, ansatz="rs", *, Ks=FRSB_KS, executor=None)
     ansätze collapse to RS (``extra["collapsed_to_rs"]``).
     """
     check_choice("ansatz", ansatz, _ANSATZ)
-    k = check_range("kappa", kappa)
+    k = check_range("kappa", kappa, KAPPA_MIN_RSB if ansatz != "rs" else -math.inf)
     Ks = tuple(check_int("Ks", K, 1) for K in Ks)
     if k.ndim == 0:
         return _jamming_one(float(k), ansatz, Ks)
-    res = _map(_JamTask(ansatz, Ks), k.ravel().tolist(), executor)
+    res = _map(_JamTask(ansatz, Ks), k.ravel().tolist(), executor, progress, f"alpha_J {ansatz}")
     return _stack(res, k.shape, "perceptron.spherical_jamming")
 
 
-def gardner_capacity_rsb(kappa=0.0, ansatz="rs", *, Ks=FRSB_KS, executor=None):
+def gardner_capacity_rsb(kappa=0.0, ansatz="rs", *, Ks=FRSB_KS, executor=None, progress=False):
     """``alpha_J(kappa)`` in the given ansatz (float or array); see :func:`gardner_capacity_point`."""
     if ansatz == "rs":
         check_range("kappa", kappa)
         return gardner_capacity(kappa)
-    r = gardner_capacity_point(kappa, ansatz, Ks=Ks, executor=executor)
+    r = gardner_capacity_point(kappa, ansatz, Ks=Ks, executor=executor, progress=progress)
     a = r.thermo["alpha_c"]
-    return float(a) if np.ndim(a) == 0 else np.asarray(a, dtype=float)
+    if np.ndim(a) == 0:   # a float carrying its error estimate (statmech.result.Estimate)
+        return Estimate(a, r.error) if r.error else float(a)
+    return np.asarray(a, dtype=float)
 
 
 def jamming_kstep(kappa, k):
     """k-step RSB jamming point with free breakpoints (``k`` >= 1), for the k -> inf study.
 
-    Returns the :class:`statmech.rsb.KStepSolution` of ``R`` (``value`` = alpha_J^{kRSB}).
+    Returns the :class:`statmech.rsb.KStepSolution` of ``log R`` with ``value`` converted to
+    alpha_J^{kRSB} (and ``lattice_error`` to alpha).  Domain: ``KAPPA_MIN_RSB <= kappa < 0``.
     """
     k = check_int("k", k, 1)
-    kappa = float(check_range("kappa", kappa))
+    kappa = float(check_range("kappa", kappa, KAPPA_MIN_RSB))
     if float(jamming_replicon(kappa)) >= 0.0:
         raise ValueError(f"kappa must be < 0 (RS is stable at jamming for kappa={kappa:g})")
     prob, prev = _one_rsb_jamming(kappa)
@@ -228,14 +290,32 @@ def jamming_kstep(kappa, k):
         q = np.concatenate([prev.q[:-1], [0.5 * (prev.q[-2] + 1.0)], [1.0]])
         y = np.concatenate([prev.m, [3.0 * prev.m[-1]]])
         prev = parisi.solve_kstep(prob, q, y)
-    return prev
+    return _alpha_kstep(prev)
 
 
 # =========================================================================== storage
+def _check_below_jamming(alpha, kappa, ansatz, Ks):
+    """ValueError unless alpha lies below the SAT/UNSAT point of ``ansatz`` (fast: the 1RSB point
+    costs ~10 ms and bounds the full-RSB one from above; the full-RSB point is solved only when
+    alpha lies between the two)."""
+    a1 = float(_jamming_one(kappa, "1rsb", Ks).thermo["alpha_c"])
+    if alpha >= a1:
+        raise ValueError(f"alpha must be < alpha_J^1RSB(kappa={kappa:g}) = {a1:.10g} for ansatz={ansatz!r} "
+                         f"(no solutions above it), got {alpha!r}")
+    if ansatz == "frsb":
+        p = _jamming_one(kappa, "frsb", Ks)
+        af = float(p.thermo["alpha_c"])
+        if alpha >= af - p.extra["error"]:
+            raise ValueError(f"alpha must be < alpha_J^FRSB(kappa={kappa:g}) = {af:.8g} +- {p.extra['error']:.1g} "
+                             f"for ansatz='frsb', got {alpha!r}")
+
+
 def _storage_one(alpha, kappa, ansatz, Ks, guess=None):
     rs = spherical_storage(alpha, kappa)
     if ansatz == "rs":
         return rs
+    if not rs.rs_stable:
+        _check_below_jamming(alpha, kappa, ansatz, Ks)
     params = {"alpha": alpha, "kappa": kappa}
     if rs.rs_stable:
         op = {"q0": rs.q, "q1": rs.q, "m": 0.0} if ansatz == "1rsb" else {"q_min": rs.q, "q_max": rs.q}
@@ -244,7 +324,7 @@ def _storage_one(alpha, kappa, ansatz, Ks, guess=None):
             extra.update({"q": np.array([rs.q, rs.q]), "x": np.array([0.0]), "error": 0.0})
         return SaddlePoint("perceptron.spherical_storage", params, op,
                            {"entropy": rs.entropy, "complexity": 0.0}, True, rs.residual, rs.iterations,
-                           rs.hessian_eigenvalues, rs.replicon, True, extra, ansatz)
+                           rs.hessian_eigenvalues, rs.replicon, True, extra, ansatz, headline="entropy")
     prob = StorageProblem(alpha, kappa)
     q = rs.q
     s1 = parisi.solve_kstep(prob, [0.8 * q, min(q + 0.5 * (1 - q), 1 - 1e-3 * (1 - q))], [0.3])
@@ -262,16 +342,17 @@ def _storage_one(alpha, kappa, ansatz, Ks, guess=None):
         return SaddlePoint("perceptron.spherical_storage", params,
                            {"q0": float(s1.q[0]), "q1": float(s1.q[1]), "m": m},
                            {"entropy": s1.value, "complexity": sigma, "entropy_rs": rs.entropy}, True,
-                           s1.residual, s1.iterations, s1.hessian_eigenvalues, rs.replicon, False,
-                           {"lattice_error": s1.lattice_error}, "1rsb")
+                           s1.residual, s1.iterations, s1.hessian_eigenvalues, rs.replicon, _own_stability(s1),
+                           {"lattice_error": s1.lattice_error}, "1rsb", error=s1.lattice_error, headline="entropy")
     q0, q1 = float(s1.q[0]), float(s1.q[1])
     sol = parisi.solve_frsb(prob, q0, q1, lambda qm: np.full(qm.shape, m), Ks=tuple(Ks))
     return SaddlePoint("perceptron.spherical_storage", params,
                        {"q_min": float(sol.q[0]), "q_max": float(sol.q[-1])},
                        {"entropy": sol.value, "entropy_1rsb": s1.value, "entropy_rs": rs.entropy}, True,
-                       sol.residual, sol.iterations, sol.hessian_eigenvalues, rs.replicon, False,
+                       sol.residual, sol.iterations, sol.hessian_eigenvalues, rs.replicon, _own_stability(sol),
                        {"q": sol.q, "x": sol.x, "error": sol.error, "order": sol.p, "Ks": sol.Ks,
-                        "entropy_K": sol.values, "lattice_error": sol.lattice_error}, "frsb")
+                        "entropy_K": sol.values, "lattice_error": sol.lattice_error}, "frsb", error=sol.error,
+                       headline="entropy")
 
 
 def spherical_storage_rsb(alpha, kappa=0.0, ansatz="1rsb", *, Ks=FRSB_KS):
@@ -284,11 +365,13 @@ def spherical_storage_rsb(alpha, kappa=0.0, ansatz="1rsb", *, Ks=FRSB_KS):
     grids.  ``thermo["entropy"]`` is the log Gardner volume; ``complexity`` is the
     complexity of the states selected by the equilibrium m (zero at an interior m).
     Vectorized over alpha and kappa (broadcast).  Requires ``alpha < alpha_c^RS(kappa)``
-    (the RS capacity, above every RSB one for this check).
+    (the RS capacity) and, where RS is unstable, below the SAT/UNSAT point of the ansatz
+    asked for (checked first, in ~10 ms for 1RSB: a ValueError names alpha and that limit).
+    Domain of the RSB ansätze: ``kappa >= KAPPA_MIN_RSB`` (-3).
     """
     check_choice("ansatz", ansatz, _ANSATZ)
     a = check_range("alpha", alpha, 0.0)
-    k = check_range("kappa", kappa)
+    k = check_range("kappa", kappa, KAPPA_MIN_RSB if ansatz != "rs" else -math.inf)
     b = np.broadcast_arrays(a, k)
     if b[0].ndim == 0:
         return _storage_one(float(b[0]), float(b[1]), ansatz, Ks)

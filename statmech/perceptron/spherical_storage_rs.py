@@ -14,11 +14,13 @@ import math
 
 import numpy as np
 
+from ..errors import check_range
 from ..saddle import SaddlePoint
-from ._common import (_TINY_ALPHA, _alpha, _at_one, _columns, _kappa, _open_unit, _run, _scalar_or_array,
+from ._common import (_TINY_ALPHA, _alpha, _at_one, _at_point, _columns, _kappa, _open_unit, _run, _scalar_or_array,
                       _storage_dispatch, _x)
 from ._equations import _K
 from ._branches_nb import SS_COLS
+from ._multistable import KAPPA_CHECK, global_rows
 from ._quadrature import _st_out
 
 __all__ = ["gardner_capacity", "spherical_storage", "spherical_storage_at_line",
@@ -65,9 +67,10 @@ def gardner_capacity(kappa=0.0):
     (thesis Eq. 2.30, Gardner 1988).  ``alpha_c(0) = 2``, ``alpha_c(1) = 0.519572229605...``.
     For ``kappa < 0`` this is the RS value, which is AT-unstable at capacity (see
     :func:`spherical_storage`).  Returns ``inf`` where alpha_c exceeds the float range
-    (kappa < -38.4).  Relative accuracy ~1e-15 (tested against mpmath).
+    (kappa < -37.4, where alpha_c > 1.8e308: the float overflow, not an error).  Any finite kappa;
+    relative accuracy ~1e-15 (tested against mpmath).
     """
-    k = _kappa(kappa)
+    k = check_range("kappa", kappa)
     with np.errstate(divide="ignore", over="ignore"):
         out = 1.0 / _gardner_inv(k)
     return _scalar_or_array(k, out)
@@ -116,17 +119,27 @@ def _ss_run(pts, q0=-1.0):
     return _run(_K.ss_solve, SS_COLS, {"alpha": pts[:, 0], "kappa": pts[:, 1]}, pts, q0, order=("q",))
 
 
+def _ss_phi(q, s, alpha, kappa):
+    """(S1) at a stationary point (for the choice among several, :mod:`._multistable`)."""
+    return spherical_storage_free_entropy([q], alpha, kappa)
+
+
 def _ss_one(alpha, kappa, guess=None):
     """Scalar solve at (alpha, kappa), started from ``guess`` (a SaddlePoint) if given."""
     ginv = _inv_capacity(kappa)
     ac = 1.0 / ginv if ginv > 0 else math.inf
     if not alpha < ac:
         raise _capacity_error(alpha, kappa, ginv)
-    r = dict(zip(SS_COLS, _ss_run(np.array([[alpha, kappa, ac]]), guess.q if guess is not None else -1.0)[0].tolist()))
+    pts = np.array([[alpha, kappa, ac]])
+    rows = _ss_run(pts, guess.q if guess is not None else -1.0)
+    others = global_rows("spherical", rows, pts, SS_COLS, _ss_run, _ss_phi) if kappa < KAPPA_CHECK else {}
+    r = dict(zip(SS_COLS, rows[0].tolist()))
     params = {"alpha": alpha, "kappa": kappa}
     if alpha == 0.0:
         return SaddlePoint(_MODEL, params, {"q": 0.0}, {"entropy": 0.0}, True, 0.0, 0, np.array([0.5]), 1.0, True)
     extra = {"gradient": r["gradient"]}
+    if others:
+        extra["other_minimum"] = {"q": others[0][0], "entropy": others[0][1]}
     if alpha < _TINY_ALPHA:
         extra["note"] = "first-order small-alpha expansion"
     return SaddlePoint(_MODEL, params, {"q": r["q"]}, {"entropy": r["entropy"]}, True, r["residual"],
@@ -144,10 +157,14 @@ def _ss_many(alpha, kappa):
     if bad.size:  # the first bad point in order raises, as point-by-point solves would
         i = np.unravel_index(bad[0], shape)
         raise _capacity_error(float(a[i]), float(k[i]), float(ginv[i]))
-    c = _columns(SS_COLS, _ss_run(np.stack([a.ravel(), k.ravel(), ac.ravel()], axis=1)), shape)
+    pts = np.stack([a.ravel(), k.ravel(), ac.ravel()], axis=1)
+    rows = _ss_run(pts)
+    others = global_rows("spherical", rows, pts, SS_COLS, _ss_run, _ss_phi)
+    c = _columns(SS_COLS, rows, shape)
+    extra = {"other_minimum": {np.unravel_index(i, shape): v for i, v in others.items()}} if others else {}
     return SaddlePoint(_MODEL, {"alpha": a, "kappa": k}, {"q": c["q"]}, {"entropy": c["entropy"]},
                        np.ones(shape, dtype=bool), c["residual"], c["iterations"].astype(np.int64),
-                       c["hessian"][..., None], c["replicon"], c["replicon"] > 0, {})
+                       c["hessian"][..., None], c["replicon"], c["replicon"] > 0, extra)
 
 
 def spherical_storage(alpha, kappa=0.0):
@@ -181,11 +198,24 @@ def spherical_storage_at_line(kappa):
     For kappa < 0 it lies below the Gardner capacity (RS unstable between alpha_AT and
     alpha_c); for kappa >= 0 the RS solution is stable up to capacity and
     ``gardner_capacity(kappa)`` is returned.  Vectorized over kappa (float or array).
-    E.g. kappa = -0.5: 3.95070131...  Brent on the replicon (~1e-12).
+    E.g. kappa = -0.5: 3.95070131...  Brent on the replicon (~1e-12).  Below the cusp
+    (kappa < -2.86) the RS minimum jumps at a first-order point from a stable small-q minimum to
+    an unstable large-q one; where that comes first, the AT line is the jump (RS loses stability
+    discontinuously there; :func:`spherical_storage_at_line_point` says which).
+    Domain ``kappa >= -5`` (the storage quadrature, :data:`KAPPA_MIN`).
     """
     k = _kappa(kappa)
     f = lambda kk: _at_one(lambda a, k_, g: _ss_one(a, k_, g), kk, 1.0 / float(_gardner_inv(kk)))
     return float(f(float(k))) if k.ndim == 0 else np.vectorize(f, otypes=[float])(k)
+
+
+def spherical_storage_at_line_point(kappa):
+    """:func:`spherical_storage_at_line` at one kappa as a result: ``alpha_AT``, ``q`` there, the
+    replicon, ``extra["kind"]`` (``"replicon zero"``, ``"first-order jump"`` or ``"capacity"``)
+    and the error of the root."""
+    k = float(_kappa(kappa))
+    return _at_point("perceptron.spherical_at_line", lambda a, k_, g: _ss_one(a, k_, g), k,
+                     1.0 / float(_gardner_inv(k)))
 
 
 # the saddle-point equations are grad phi = 0 (alias, for continuation)

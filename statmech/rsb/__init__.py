@@ -18,6 +18,9 @@ Layers (each file a few hundred lines; derivations in ``docs/rsb.md``):
 * :mod:`statmech.rsb.kernel` -- Gaussian processes with an overlap kernel ``Q(q)`` (infinitely
   wide two-layer networks): :func:`kernel_kstep_average`, :class:`KernelJammingProblem`, and
   the frozen power-hinge channel :class:`PowerHingeFrozen` (cost ``(kappa - h)_+^p``).
+* :mod:`statmech.rsb.nested_quadrature` -- a second discretisation of the jammed k-step kernel
+  functional, written apart from the lattice code (Gauss--Legendre Nystrom): the cross-check of
+  the K = inf committee ladder (:func:`jamming_ratio_quadrature`, :func:`nested_jamming_average`).
 * :mod:`statmech.rsb.ising` -- the Ising (+-1) prior: the entropic term (I1) and its frozen
   limit (I2), the frozen hard-constraint channel, and
   :func:`~statmech.rsb.ising.solve_stationary` (Newton on the equations of a saddle).
@@ -29,6 +32,8 @@ from .kernel import KernelJammingProblem, PowerHingeFrozen, identity_kernel, ker
 from .ising import (HardFrozen, IsingEntropic, IsingFrozen, IsingTerminal, Stationary, ising_entropic,
                     ising_lattice, solve_stationary)
 from .sk import SKGroundState, sk_ground_state
+from .nested_quadrature import (frozen_cubic_moment, frozen_soft_hinge, jammed_spherical_entropic,
+                                jamming_ratio_quadrature, nested_jamming_average)
 
 __all__ = ["Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "Lattice", "KStepAverage", "MinimizeInfo",
            "kstep_average", "make_lattice", "spherical_entropic", "ising_entropic_t0", "minimize", "fd_hessian",
@@ -36,4 +41,6 @@ __all__ = ["Channel", "HingeFrozen", "AbsFrozen", "LogHTerminal", "Lattice", "KS
            "SKGroundState", "sk_ground_state",
            "PowerHingeFrozen", "kernel_kstep_average", "KernelJammingProblem", "identity_kernel",
            "IsingTerminal", "IsingFrozen", "HardFrozen", "IsingEntropic", "ising_entropic", "ising_lattice",
-           "Stationary", "solve_stationary"]
+           "Stationary", "solve_stationary",
+           "frozen_soft_hinge", "frozen_cubic_moment", "jammed_spherical_entropic", "nested_jamming_average",
+           "jamming_ratio_quadrature"]

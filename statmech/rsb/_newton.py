@@ -10,29 +10,44 @@ minimum).  Costs are counted in gradient evaluations (:attr:`MinimizeInfo.evalua
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ConvergenceError
+from ..result import Result
 
 __all__ = ["MinimizeInfo", "fd_hessian", "minimize"]
 
 REFRESH = 12   # BFGS updates before the finite-difference Hessian is recomputed
 
 
-@dataclass(frozen=True)
-class MinimizeInfo:
-    """Outcome of :func:`minimize`: minimizer, value, gradient max-norm, iterations, Hessian
-    eigenvalues (finite-difference Hessian at the minimizer, or the BFGS one when
-    ``report_hessian`` is False), the last Hessian, and the number of gradient evaluations."""
+@dataclass(frozen=True, repr=False)
+class MinimizeInfo(Result):
+    """Outcome of :func:`minimize` (the :class:`statmech.Result` protocol): minimizer, value (the
+    headline), gradient max-norm, iterations, Hessian eigenvalues (finite-difference Hessian at
+    the minimizer, or the BFGS one when ``report_hessian`` is False; ``stability``, positive at a
+    minimum), the last Hessian, and the number of gradient evaluations.  ``ansatz`` is ``"-"``
+    (a plain minimization), ``error`` 0 (the value of the discrete functional, to rounding)."""
+    headline = "value"
     x: np.ndarray
     value: float
     residual: float
     iterations: int
     hessian_eigenvalues: np.ndarray
-    hessian: np.ndarray = None
+    hessian: np.ndarray = field(default=None, repr=False)
     evaluations: int = 0
+    converged = True
+    ansatz = "-"
+    error = 0.0
+
+    @property
+    def stability(self):
+        return self.hessian_eigenvalues
+
+    @property
+    def rs_stable(self):
+        return None
 
 
 def fd_hessian(grad, x, h=1e-6, g0=None):

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import ConvergenceError
+from ..result import Result
 from . import kstep
 
 __all__ = ["Problem", "KStepSolution", "ParisiSolution", "solve_kstep", "solve_frsb", "graded_grid",
@@ -133,9 +134,16 @@ class _FreeMap(_MMap):
         return np.array(u + list(self.u_of(m)))
 
 
-@dataclass(frozen=True)
-class KStepSolution:
-    """Minimum of a problem over k-step parameters."""
+@dataclass(frozen=True, repr=False)
+class KStepSolution(Result):
+    """Minimum of a problem over k-step parameters (the :class:`statmech.Result` protocol).
+
+    ``value`` (the headline) at breakpoints ``q`` and Parisi parameters ``m``; ``residual``
+    ``max|grad|``; ``hessian_eigenvalues`` of the minimized functional (``stability``: all > 0 at a
+    minimum, positive = stable); ``lattice_error`` (the value's change on a twice finer lattice,
+    also ``error``); ``ansatz`` ``"{k}rsb"``; ``rs_stable`` the ansatz's own stability (a minimum).
+    """
+    headline = "value"
     k: int
     q: np.ndarray
     m: np.ndarray
@@ -144,6 +152,26 @@ class KStepSolution:
     iterations: int
     hessian_eigenvalues: np.ndarray
     lattice_error: float
+
+    @property
+    def converged(self):
+        return True
+
+    @property
+    def ansatz(self):
+        return f"{self.k}rsb"
+
+    @property
+    def error(self):
+        return self.lattice_error
+
+    @property
+    def stability(self):
+        return self.hessian_eigenvalues
+
+    @property
+    def rs_stable(self):
+        return None if self.hessian_eigenvalues is None else bool(np.all(np.asarray(self.hessian_eigenvalues) > 0))
 
 
 def _resolves(lat, need):
@@ -248,8 +276,8 @@ def richardson(Ks, values):
     return float(v[-1] + corr), float(p), float(abs(corr))
 
 
-@dataclass(frozen=True)
-class ParisiSolution:
+@dataclass(frozen=True, repr=False)
+class ParisiSolution(Result):
     """Full-RSB solution with its convergence report.
 
     ``q`` (K+1 breakpoints) and ``x`` (K values, x on (q_{i-1}, q_i)) of the finest
@@ -272,6 +300,17 @@ class ParisiSolution:
     iterations: int
     hessian_eigenvalues: np.ndarray
     extra: dict = field(default_factory=dict)
+    headline = "value"
+    converged = True
+    ansatz = "frsb"
+
+    @property
+    def stability(self):
+        return self.hessian_eigenvalues
+
+    @property
+    def rs_stable(self):
+        return None if self.hessian_eigenvalues is None else bool(np.all(np.asarray(self.hessian_eigenvalues) > 0))
 
 
 class _GridMap(_MMap):

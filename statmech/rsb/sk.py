@@ -20,16 +20,17 @@ continuum's support starts at ``q = 0`` in zero field.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import check_choice, check_int
+from ..result import Result, check_ansatz
 from . import kstep, parisi
 
 __all__ = ["SKGroundState", "sk_ground_state", "SKProblem", "CRISANTI_RIZZO_E0"]
 
-#: Crisanti & Rizzo 2002 (PRE 65, 046137) full-RSB ground-state energy (value quoted in the issue)
+#: Crisanti & Rizzo 2002 (Phys. Rev. E 65, 046137) full-RSB ground-state energy, as printed
 CRISANTI_RIZZO_E0 = -0.7631667
 
 
@@ -45,21 +46,42 @@ class SKProblem(parisi.Problem):
         return r.value + e, r.dq + gq, r.dm + gy
 
 
-@dataclass(frozen=True)
-class SKGroundState:
+@dataclass(frozen=True, repr=False)
+class SKGroundState(Result):
     """Ground-state energy per spin of SK in an ansatz, with its order parameters.
 
-    ``energy``; ``error`` (discretization error estimate; 0 for closed forms within
-    rounding); ``q`` breakpoints, ``y`` values of ``gamma = x/T`` on the intervals;
-    ``residual`` (max|grad| of P); ``solution`` the raw solver result.
+    ``energy`` (the headline); ``error`` (discretization error estimate; 0 for closed forms within
+    rounding); ``q`` breakpoints, ``y`` values of ``gamma = x/T`` on the intervals; ``residual``
+    (max|grad| of P); ``solution`` the raw solver result.  Protocol: ``converged`` True (a failed
+    solve raises), ``iterations`` of the solve, ``rs_stable`` the ansatz's own stability (RS: False,
+    its replicon is negative at T = 0; k-step and full RSB: the solution is a minimum of the
+    Parisi functional), ``stability`` the Hessian eigenvalues of that minimum (None for RS).
     """
+    headline = "energy"
     ansatz: str
     energy: float
     error: float
     q: np.ndarray
     y: np.ndarray
     residual: float
-    solution: object = None
+    solution: object = field(default=None, repr=False)
+
+    @property
+    def converged(self):
+        return True
+
+    @property
+    def iterations(self):
+        return 0 if self.solution is None else int(self.solution.iterations)
+
+    @property
+    def stability(self):
+        return None if self.solution is None else self.solution.hessian_eigenvalues
+
+    @property
+    def rs_stable(self):
+        h = self.stability
+        return False if self.ansatz == "rs" else bool(np.all(np.asarray(h) > 0))
 
 
 class _SKContinuum(SKProblem):
@@ -74,31 +96,33 @@ def _one_rsb():
     return parisi.solve_kstep(_PROB, [0.4, 1.0], [1.5])
 
 
-def sk_ground_state(ansatz="frsb", k=None, *, Ks=(8, 16, 32)):
+def sk_ground_state(ansatz=None, k=None, *, Ks=(8, 16, 32)):
     """SK ground-state energy at T = 0 from the RSB core.
 
     Parameters
     ----------
-    ansatz : ``"rs"``, ``"1rsb"``, ``"krsb"`` (with ``k`` >= 1 steps, free breakpoints)
-        or ``"frsb"`` (graded grids ``Ks``, extrapolated to the continuum)
+    ansatz : ``"rs"`` (the default), ``"1rsb"``, ``"2rsb"``, ..., ``"krsb"`` (with ``k`` >= 1
+        steps, free breakpoints) or ``"frsb"`` (graded grids ``Ks``, extrapolated to the
+        continuum).  With ``k`` given and no ansatz, ``k`` steps (``sk_ground_state(k=3)`` is
+        3RSB); ``k=0`` is RS.  A ``k`` that contradicts ``ansatz`` is a ValueError.
     """
-    check_choice("ansatz", ansatz, ("rs", "1rsb", "krsb", "frsb"))
-    if ansatz == "rs":
+    if ansatz is None:
+        ansatz = "rs" if k is None else "krsb"
+    ansatz, steps = check_ansatz(ansatz, ("rs", "krsb", "frsb"), k=k, function="sk_ground_state")
+    if steps == 0:
         # gamma = 0: the m -> 0 limit of the frozen step, a plain average of |z|
         v = kstep.kstep_average([0.0, 1.0], [0.0], _PROB.channel, grad=False).value
         return SKGroundState("rs", -v, 0.0, np.array([0.0, 1.0]), np.array([0.0]), 0.0)
-    if ansatz == "1rsb" or (ansatz == "krsb" and check_int("k", k, 1) == 1):
+    if steps == 1:
         s = _one_rsb()
         return SKGroundState("1rsb", -s.value, s.lattice_error, s.q, s.m, s.residual, s)
-    if ansatz == "krsb":
-        k = check_int("k", k, 1)
+    if steps < math.inf:
         prev = _one_rsb()
-        for kk in range(2, k + 1):
+        for _ in range(2, steps + 1):
             # start from the (kk-1)-step solution with its top interval split in two
             q = np.concatenate([prev.q[:-1], [0.5 * (prev.q[-2] + 1.0)], [1.0]])
             y = np.concatenate([prev.m, [2.0 * prev.m[-1]]])
             prev = parisi.solve_kstep(_PROB, q, y)
-        return SKGroundState(f"{k}rsb", -prev.value, prev.lattice_error, prev.q, prev.m, prev.residual, prev)
+        return SKGroundState(f"{steps}rsb", -prev.value, prev.lattice_error, prev.q, prev.m, prev.residual, prev)
     s = parisi.solve_frsb(_SKContinuum(), 0.0, 1.0, lambda qm: 0.8 / np.sqrt(1.0 - qm), Ks=tuple(Ks))
     return SKGroundState("frsb", -s.value, s.error, s.q, s.x, s.residual, s)
-

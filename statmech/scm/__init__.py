@@ -56,6 +56,17 @@ Files (one topic each; the public names are imported here)
     ``_infinite_k.py``     K = inf: phi(R), its equilibria, transitions and branch; the large-K expansion
     ``_single_unit.py``    K = 1 (seed Appendix C)
 
+Online learning (Saad & Solla 1995; docs/online.md)::
+
+    ``_online_integrals.py``   I2, I3, I4 for erf, ReLU (Stein + orthant probabilities), linear (numba)
+    ``_online_generic.py``     the same integrals for any g (tensor Gauss-Hermite, error estimate)
+    ``_online_odes.py``        the ODE right-hand sides: full, and symmetric pattern sums (O(1) in K)
+    ``_online_integrate.py``   Dormand-Prince 8(5,3) with dense output in numba
+    ``_online_common.py``      checks, conventions, activations, state layout, symmetry detection
+    ``_online_trajectory.py``  ``online``: trajectories, plateau passage, checkpoints
+    ``_online_fixed_points.py`` ``online_plateau``: symmetric fixed points, S_K x S_M block stability
+    ``_online_asymptotics.py`` ``online_asymptotics``: linearisation at the perfect solution
+
 Public API
 ----------
 ``generalization_error(R, Q, T, activation)``, ``entropy(R, Q, T)``,
@@ -72,6 +83,13 @@ continued in K for sequences), ``continuation_problem(K, activation)``,
 ``infinite_K_branch(R, activation)``, ``pair_moment(rho, activation)``,
 ``alpha_of_R_single_unit(R, activation)`` and ``single_unit(alpha, activation)``
 (K = 1, seed Eqs. 29-33).  Simulation: :func:`statmech.simulate.gibbs_scm`.
+
+Online learning (online SGD, Saad & Solla 1995): ``online(K, M, activation, lr, alphas, Q0=, R0=)``
+(the order-parameter ODEs, with the plateau passed through), ``online_plateau(K, M, activation,
+lr)`` (the symmetric plateau and identical-students fixed points, their full stability spectrum and
+escape rate), ``online_asymptotics(K, K, activation)`` (lr_max, lr_opt, the optimal rate,
+eigenvalues(lr)); conventions ``"saad-solla"`` and ``"normalized"``.  Simulation:
+:func:`statmech.simulate.online_sgd`.
 See ``docs/scm.md`` for the derivations, corrections and validation numbers.
 """
 from ._activation import ACTIVATIONS, Activation, activation_info, pair_moment
@@ -83,10 +101,15 @@ from ._full_space import full_hessian
 from ._infinite_k import infinite_K_branch
 from ._learning_curve import Branch, LearningCurve, learning_curve
 from ._phase_diagram import scm_grid, scm_lines, scm_point
+from ._online_asymptotics import OnlineAsymptotics, online_asymptotics
+from ._online_fixed_points import OnlinePlateau, online_plateau
+from ._online_trajectory import OnlineTrajectory, PlateauPassage, online
 from ._single_unit import alpha_of_R_single_unit, single_unit
 from ._transitions import transitions
 
 __all__ = ["ACTIVATIONS", "Activation", "activation_info", "pair_moment", "generalization_error", "continuation_problem",
            "entropy", "free_energy", "FreeEnergy", "full_hessian", "equilibria", "learning_curve", "Branch",
            "LearningCurve", "transitions", "Transitions", "alpha_of_R_single_unit", "single_unit",
-           "infinite_K_branch", "scm_problem", "scm_transitions", "scm_lines", "scm_point", "scm_grid"]
+           "infinite_K_branch", "scm_problem", "scm_transitions", "scm_lines", "scm_point", "scm_grid",
+           "online", "online_plateau", "online_asymptotics", "OnlineTrajectory", "PlateauPassage", "OnlinePlateau",
+           "OnlineAsymptotics"]

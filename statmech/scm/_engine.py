@@ -175,6 +175,12 @@ def scm_transitions(K, activation="erf", alpha_max=None, ds=0.005):
                                diagnostics={"K": K, "alpha_max": a_max})
     d = min(drops, key=lambda s: s.p)
     coex = [c for c in an.coexistence if unspec in c.branches and c.stable1 and c.stable2]
+    # At a (near-)tricritical point (ReLU, K = 2) the specialized branch leaves the branch point
+    # with a vanishing cubic term: rounding can bend it a hair below alpha_d and produce a
+    # "coexistence" within 1e-6 of the branch point, with no fold of its own -- a continuous
+    # transition at this precision (it appeared with numba compiled for a generic x86-64 CPU).
+    coex = [c for c in coex if abs(c.p - d.p) > 1e-6 * (1.0 + abs(d.p))
+            or any(s.coincides is None and s.branch != unspec for s in an.points("fold"))]
     if coex:
         c = min(coex, key=lambda c: c.p)
         folds = [s for s in an.points("fold") if s.coincides is None and s.branch != unspec]

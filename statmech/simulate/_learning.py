@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import check_int, check_range
+from ._result import Simulation
 
 
 # --------------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class AlgorithmResult:
+@dataclass(frozen=True, repr=False)
+class AlgorithmResult(Simulation):
     """Outcome of a learning algorithm.
 
     Attributes
@@ -24,11 +25,20 @@ class AlgorithmResult:
     algorithm : name of the algorithm
     weights : final weights (+-1 int8 for binary algorithms, float for continuous ones)
     solved : True when ``weights`` classify every training pattern correctly (stability > kappa)
-    errors : number of misclassified training patterns of ``weights``
+    errors : number of misclassified training patterns of ``weights`` (the headline; exact)
     epochs : number of passes over the training set (sweeps for Metropolis)
     history : dict of 1-d arrays, one entry per epoch (e.g. ``q_star``, ``errors``, ``loss``, ``gamma``)
     params : the hyper-parameters used (including the seed)
     extra : anything else (e.g. the final magnetizations ``m``)
+    converged : the algorithm stopped on its own criterion within its budget (a per-run outcome,
+        not an exception): zero training errors for the perceptron rule, the stochastic
+        perceptron and Metropolis annealing (= ``solved``); zero errors *or* a converged loss
+        for the Delta rule; always True for the one-shot clipped Hebb rule
+    residual : max-norm of the gradient of the loss at ``weights`` for the Delta rule; 0.0 for
+        the rules that do not descend a loss to a tolerance (their criterion is ``errors = 0``)
+
+    The protocol (:class:`statmech.result.Result`): ``iterations`` = ``epochs``, ``error`` = 0.0
+    (``errors`` is an exact count), ``ansatz`` = ``"-"``, ``rs_stable`` and ``stability`` None.
     """
     algorithm: str
     weights: np.ndarray
@@ -38,6 +48,24 @@ class AlgorithmResult:
     history: dict = field(default_factory=dict)
     params: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
+    converged: bool | None = None
+    residual: float = 0.0
+
+    headline = "errors"
+
+    def __post_init__(self):
+        if self.converged is None:
+            object.__setattr__(self, "converged", bool(self.solved))
+
+    @property
+    def iterations(self):
+        """The epochs (sweeps for Metropolis) run."""
+        return int(self.epochs)
+
+    @property
+    def error(self):
+        """0.0: the headline ``errors`` is an exact count."""
+        return 0.0
 
     def __getattr__(self, name):
         if name.startswith("__"):

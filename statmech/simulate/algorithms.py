@@ -1,5 +1,8 @@
 r"""Learning algorithms for the perceptron (thesis ch. 2) as simulation backends.
 
+Source: E. Tartaglione, "From Statistical Physics to Algorithms in Deep Neural Systems", PhD thesis,
+Politecnico di Torino, 2019 ("the thesis" below).
+
 Binary perceptron with weights :math:`w_i = \pm 1`, patterns :math:`\xi^\mu` (rows of
 ``patterns``, shape (P, N)), labels :math:`\sigma^\mu = \pm 1`; a configuration solves
 the training set when every stability :math:`\sigma^\mu \sum_i w_i \xi_i^\mu` is > 0
@@ -21,7 +24,8 @@ Algorithms (all reproducible from ``seed``; all return :class:`AlgorithmResult`)
 Helpers: :func:`random_binary_instance` (random +-1 patterns and labels, optionally from a
 binary teacher), :func:`stochastic_perceptron_loss` (loss and exact gradient, Eq. 2.59),
 :func:`training_errors`; success statistics: :func:`success_rate` (fraction of fresh instances
-solved) and :func:`algorithmic_capacity` (:class:`CapacityEstimate`, a fit of the success curve).
+solved; :class:`SuccessRate`, a dict) and :func:`algorithmic_capacity` (:class:`CapacityEstimate`, a fit of
+the success curve).  Every result follows the result protocol of :class:`statmech.result.Result`.
 
 Files (this module is the public face; every name above imports from here and from
 :mod:`statmech.simulate`):
@@ -38,9 +42,9 @@ from __future__ import annotations
 from ._learning import AlgorithmResult, random_binary_instance, training_errors
 from .classic_rules import clipped_hebb, delta_rule, metropolis_annealing, perceptron_rule
 from .stochastic import stochastic_perceptron, stochastic_perceptron_loss
-from .success import CapacityEstimate, algorithmic_capacity, success_rate
+from .success import CapacityEstimate, SuccessRate, algorithmic_capacity, success_rate
 
 __all__ = ["AlgorithmResult", "random_binary_instance", "training_errors",
            "stochastic_perceptron", "stochastic_perceptron_loss", "perceptron_rule",
            "delta_rule", "clipped_hebb", "metropolis_annealing", "CapacityEstimate",
-           "algorithmic_capacity", "success_rate"]
+           "algorithmic_capacity", "success_rate", "SuccessRate"]

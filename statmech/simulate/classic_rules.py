@@ -1,5 +1,8 @@
 r"""Classic learning rules of the perceptron (thesis Secs. 2.2.3, 2.3.3) and the Metropolis baseline.
 
+The thesis: E. Tartaglione, "From Statistical Physics to Algorithms in Deep Neural Systems", PhD thesis,
+Politecnico di Torino, 2019.
+
 * :func:`perceptron_rule` -- Rosenblatt's rule (Eq. 2.31, corrected), continuous weights.
 * :func:`delta_rule` -- online gradient descent on the squared error (Eqs. 2.33-2.34,
   corrected), continuous weights.
@@ -70,7 +73,7 @@ def perceptron_rule(patterns, labels, *, seed=None, eta=1.0, kappa=0.0, max_epoc
 
     Patterns are presented online in a random order each epoch; a pattern whose stability
     ``sigma^mu (w . xi^mu)/sqrt(N)`` is <= ``kappa`` triggers
-    ``w <- w + (eta/sqrt(N)) sigma^mu xi^mu``.  (The seed's Eq. 2.31 multiplies by the
+    ``w <- w + (eta/sqrt(N)) sigma^mu xi^mu``.  (The thesis's Eq. 2.31 multiplies by the
     network output y^mu; on a misclassified pattern y^mu = -sigma^mu, which would push the
     weights the wrong way: the update must use the desired label sigma^mu.)  It minimizes
     the perceptron cost Eq. 2.32 and converges in a finite number of updates whenever the
@@ -141,9 +144,9 @@ def _delta_kernel(X, y, w, eta, linear, max_epochs, tol, stop_solved, seed, h_lo
         h_loss[ep] = loss
         h_err[ep] = err
         if (stop_solved and err == 0) or abs(prev - loss) <= tol * max(loss, 1e-300) or loss == 0.0:
-            return ep + 1, err
+            return ep + 1, err, True
         prev = loss
-    return max_epochs, err
+    return max_epochs, err, False
 
 
 def delta_rule(patterns, labels, *, seed=None, eta=0.1, activation="tanh", max_epochs=1000, tol=1e-12,
@@ -152,13 +155,15 @@ def delta_rule(patterns, labels, *, seed=None, eta=0.1, activation="tanh", max_e
 
     Loss Eq. 2.33, ``L = (1/2P) sum_mu [sigma^mu - phi(h^mu)]^2`` with ``h^mu = w . xi^mu /
     sqrt(N)``; the online step for pattern mu is ``w <- w - eta dL^mu/dw`` with (Eq. 2.34,
-    corrected: the seed drops the minus sign and the 1/sqrt(N) of dh/dw, and writes y^mu for
+    corrected: the thesis drops the minus sign and the 1/sqrt(N) of dh/dw, and writes y^mu for
     the label in Eq. 2.33) ``dL^mu/dw = -[sigma^mu - phi(h^mu)] phi'(h^mu) xi^mu / sqrt(N)``.
     ``activation`` is ``"tanh"`` or ``"linear"`` (ADALINE; from w0 = 0 with P < N it converges
     to the minimum-norm interpolant ``w = sqrt(N) X^T (X X^T)^{-1} sigma``, all fields = sigma).
 
     Stops at zero training errors (``stop_when_solved``) or when the epoch loss changes by less
-    than ``tol`` (relative).  Returns :class:`AlgorithmResult` (``history``: ``loss``, ``errors``).
+    than ``tol`` (relative).  Returns :class:`AlgorithmResult` (``history``: ``loss``, ``errors``;
+    ``converged``: one of these criteria was met within ``max_epochs``; ``residual``: the
+    max-norm of the gradient of the loss Eq. 2.33 at the returned ``w``).
     """
     X, y = _check_data(patterns, labels)
     P, N = X.shape
@@ -170,14 +175,18 @@ def delta_rule(patterns, labels, *, seed=None, eta=0.1, activation="tanh", max_e
     w = np.zeros(N) if w0 is None else _check_vec("w0", w0, N)
     h_loss = np.full(max_epochs, np.nan)
     h_err = np.full(max_epochs, -1, dtype=np.int64)
-    epochs, err = _delta_kernel(X, y, w, eta, activation == "linear", max_epochs, tol, bool(stop_when_solved),
-                                loop_seed, h_loss, h_err)
+    epochs, err, stopped = _delta_kernel(X, y, w, eta, activation == "linear", max_epochs, tol,
+                                         bool(stop_when_solved), loop_seed, h_loss, h_err)
     if not np.all(np.isfinite(w)):
         raise ValueError(f"eta = {eta} is too large: the Delta rule diverged (use a smaller eta)")
+    # gradient of L = (1/2P) sum_mu (sigma^mu - phi(h^mu))^2 at the returned w
+    h = X @ w / math.sqrt(N)
+    phi, dphi = (h, np.ones_like(h)) if activation == "linear" else (np.tanh(h), 1.0 - np.tanh(h) ** 2)
+    grad = -((y - phi) * dphi) @ X / (P * math.sqrt(N))
     return AlgorithmResult("delta_rule", w, bool(err == 0), int(err), int(epochs),
                            {"loss": h_loss[:epochs], "errors": h_err[:epochs]},
                            {"seed": seed, "eta": eta, "activation": activation, "max_epochs": max_epochs,
-                            "tol": tol})
+                            "tol": tol}, converged=bool(stopped), residual=float(np.max(np.abs(grad))))
 
 
 # --------------------------------------------------------------------------- clipped Hebb
@@ -187,7 +196,8 @@ def clipped_hebb(patterns, labels, *, seed=None):
     Ties (a zero Hebbian field, possible when P is even) are broken at random from ``seed``.
     For a binary teacher T and +-1 patterns, each ``w_i`` agrees with ``T_i`` with probability
     ``Phi(sqrt(2 alpha / pi))`` as N -> infinity, so the teacher overlap is
-    ``R = erf(sqrt(alpha/pi))`` (derived in docs/algorithms.md; tested).
+    ``R = erf(sqrt(alpha/pi))`` (derived in docs/algorithms.md; tested).  A one-shot rule: the
+    :class:`AlgorithmResult` has ``epochs = 1`` and ``converged = True`` whether or not it solves.
     """
     X, y = _check_data(patterns, labels)
     rng = np.random.default_rng(seed)
@@ -199,7 +209,7 @@ def clipped_hebb(patterns, labels, *, seed=None):
     w = w.astype(np.int8)
     err = training_errors(w, X, y)
     return AlgorithmResult("clipped_hebb", w, err == 0, err, 1, {}, {"seed": seed},
-                           {"hebb_field": h})
+                           {"hebb_field": h}, converged=True)
 
 
 # --------------------------------------------------------------------------- Metropolis annealing

@@ -5,7 +5,8 @@ Weights ``w in {-1, +1}^N`` are encoded as integer bit codes: bit ``i`` of the c
 The Hamming distance of two codes is ``popcount(a ^ b)``, and the overlap is
 ``q = w.w'/N = 1 - 2 d/N``.
 
-Constraint (the storage problem with margin ``kappa``, thesis Eq. 2.1 with Ising weights):
+Constraint (the storage problem with margin ``kappa``, Eqs. 2.1 and 2.26 of Tartaglione 2019,
+PhD thesis, Politecnico di Torino, with Ising weights):
 pattern ``mu`` is stored by ``w`` when its stability is **strictly** above the margin,
 
     Delta_mu = sigma_mu (w . xi_mu) / sqrt(N) > kappa .
@@ -55,6 +56,7 @@ import numba
 import numpy as np
 
 from ..errors import check_choice, check_int, check_range
+from ._result import Simulation
 from .finite_size import instance_rng, map_tasks
 
 __all__ = [
@@ -274,10 +276,23 @@ def weights_to_codes(w):
     return np.sum(bits << np.arange(w.shape[-1], dtype=np.int64), axis=-1)
 
 
+def popcount(x):
+    """Number of set bits of each non-negative int64 of ``x`` (``np.bitwise_count`` where numpy has
+    it, numpy >= 2.0; the SWAR bit count otherwise: the same integers)."""
+    x = np.asarray(x, dtype=np.int64)
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x).astype(np.int64)
+    v = x.astype(np.uint64)
+    v = v - ((v >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    v = (v & np.uint64(0x3333333333333333)) + ((v >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    v = (v + (v >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((v * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
+
+
 def hamming_distances(codes, reference):
     """Hamming distance of each code to ``reference`` (a code), by popcount."""
     c = np.asarray(codes, dtype=np.int64)
-    return np.bitwise_count(c ^ np.int64(reference)).astype(np.int64)
+    return popcount(c ^ np.int64(reference))
 
 
 def pair_distance_histogram(codes, N):
@@ -320,14 +335,17 @@ def count_solutions(patterns, labels, kappa=0.0):
     return int(prefix_counts(patterns, labels, kappa).n_solutions[-1])
 
 
-@dataclass(frozen=True)
-class PrefixCounts:
+@dataclass(frozen=True, repr=False)
+class PrefixCounts(Simulation):
     """Solution counts of every prefix of a pattern sequence (one enumeration pass).
 
     ``n_solutions[p]`` = number of ``w`` storing patterns ``0 .. p-1`` (p = 0..P);
-    ``capacity`` = largest ``p`` with ``n_solutions[p] > 0``;
+    ``capacity`` = largest ``p`` with ``n_solutions[p] > 0`` (the headline);
     ``overlap_counts[p, d]`` (only with a reference) = number of those solutions at Hamming
     distance ``d`` from the reference, so the overlap is ``1 - 2 d / N``.
+
+    Protocol: exact counts, so ``error`` 0.0, ``residual`` 0.0, ``converged`` True;
+    ``iterations`` = ``2^N``, the weight vectors enumerated; ``ansatz`` ``"-"``.
     """
     N: int
     P: int
@@ -335,6 +353,16 @@ class PrefixCounts:
     n_solutions: np.ndarray
     capacity: int
     overlap_counts: np.ndarray | None = None
+
+    headline = "capacity"
+    converged = True
+    residual = 0.0
+    error = 0.0
+
+    @property
+    def iterations(self):
+        """The ``2^N`` weight vectors enumerated."""
+        return 1 << int(self.N)
 
 
 def prefix_counts(patterns, labels, kappa=0.0, reference=None) -> PrefixCounts:
@@ -380,13 +408,18 @@ def _storage_task(args):
     return res.n_solutions, res.capacity
 
 
-@dataclass(frozen=True)
-class BinaryStorageSample:
+@dataclass(frozen=True, repr=False)
+class BinaryStorageSample(Simulation):
     """Enumeration results for random storage instances of one size ``N``.
 
     ``counts[i, p]`` is the number of solutions of instance ``i`` with its first ``p``
     patterns (``alpha = p / N``); ``capacity[i]`` the largest storable ``p`` (censored at
     ``P_max``: instances that store all ``P_max`` patterns have ``capacity = P_max``).
+
+    Protocol: the headline is ``alpha_c``, the mean instance capacity ``<p_c>/N``
+    (:meth:`mean_capacity`), with ``error`` its standard error over the instances; each
+    instance is enumerated exactly: ``converged`` True, ``residual`` 0.0; ``iterations`` = the
+    number of instances; ``ansatz`` ``"-"``.
     """
     N: int
     kappa: float
@@ -394,6 +427,25 @@ class BinaryStorageSample:
     seed: int
     counts: np.ndarray
     capacity: np.ndarray
+
+    headline = "alpha_c"
+    converged = True
+    residual = 0.0
+
+    @property
+    def alpha_c(self):
+        """The mean instance capacity ``<p_c>/N`` (a lower bound if :attr:`capacity_censored`)."""
+        return self.mean_capacity()[0]
+
+    @property
+    def error(self):
+        """The standard error of ``alpha_c`` over the instances."""
+        return self.mean_capacity()[1]
+
+    @property
+    def iterations(self):
+        """The number of instances."""
+        return int(self.capacity.size)
 
     @property
     def alpha(self):
@@ -491,17 +543,41 @@ def _ts_task(args):
     return res.overlap_counts
 
 
-@dataclass(frozen=True)
-class BinaryTeacherStudentSample:
+@dataclass(frozen=True, repr=False)
+class BinaryTeacherStudentSample(Simulation):
     """Version-space overlap distributions of the Ising teacher-student problem.
 
     ``overlap_counts[i, p, d]``: number of students consistent with the first ``p``
     examples of instance ``i`` at Hamming distance ``d`` from the teacher (``R = 1 - 2d/N``).
+
+    Protocol: the headline is ``eps_g``, the quenched Gibbs generalization error at every
+    ``alpha`` (:meth:`gibbs`), with ``error`` its standard error over the instances; each
+    instance is enumerated exactly: ``converged`` True, ``residual`` 0.0; ``iterations`` = the
+    number of instances; ``ansatz`` ``"-"``.
     """
     N: int
     dist: str
     seed: int
     overlap_counts: np.ndarray
+
+    headline = "eps_g"
+    converged = True
+    residual = 0.0
+
+    @property
+    def eps_g(self):
+        """Quenched Gibbs generalization error per alpha (``gibbs()[3]``)."""
+        return self.gibbs()[3]
+
+    @property
+    def error(self):
+        """The standard error of ``eps_g`` over the instances (``gibbs()[4]``)."""
+        return self.gibbs()[4]
+
+    @property
+    def iterations(self):
+        """The number of instances."""
+        return int(self.overlap_counts.shape[0])
 
     @property
     def alpha(self):

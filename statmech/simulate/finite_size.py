@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import check_int, check_range
+from ._result import Simulation
 
 __all__ = ["instance_rng", "map_tasks", "binomial_interval", "TransitionFit", "transition_point",
            "censored_normal_fit", "Extrapolation", "extrapolate"]
@@ -77,14 +78,28 @@ def binomial_interval(k, n, z=1.0):
     return centre - half, centre + half
 
 
-@dataclass(frozen=True)
-class TransitionFit:
-    """Probit fit ``p(x) = H((x - x50)/width)`` of a decreasing success probability."""
+@dataclass(frozen=True, repr=False)
+class TransitionFit(Simulation):
+    """Probit fit ``p(x) = H((x - x50)/width)`` of a decreasing success probability.
+
+    ``x50`` is the headline, ``error`` = ``x50_err`` (inf, with ``converged`` False, when the
+    observed information is not positive definite); ``iterations`` the Nelder--Mead iterations
+    of the best start; ``residual`` 0.0 (a derivative-free maximisation); ``ansatz`` ``"-"``.
+    """
     x50: float
     x50_err: float
     width: float
     width_err: float
     converged: bool
+    iterations: int = 0
+
+    headline = "x50"
+    residual = 0.0
+
+    @property
+    def error(self):
+        """The standard error of ``x50``."""
+        return self.x50_err
 
 
 def _probit_nll(params, x, k, n):
@@ -137,7 +152,7 @@ def transition_point(x, successes, trials) -> TransitionFit:
     w = math.exp(logw)
     x_err = math.sqrt(cov[0, 0]) if ok else math.inf
     w_err = w * math.sqrt(cov[1, 1]) if ok else math.inf
-    return TransitionFit(float(x50), float(x_err), float(w), float(w_err), bool(best.success and ok))
+    return TransitionFit(float(x50), float(x_err), float(w), float(w_err), bool(best.success and ok), int(best.nit))
 
 
 def _log_interval_prob(a, b):
@@ -187,14 +202,29 @@ def censored_normal_fit(k):
     return float(mu), float(math.sqrt(cov[0, 0])), float(s), float(s * math.sqrt(cov[1, 1]))
 
 
-@dataclass(frozen=True)
-class Extrapolation:
-    """Result of :func:`extrapolate`: ``y(N) = y_inf + sum_k coef[k] * N**(-exponents[k])``."""
+@dataclass(frozen=True, repr=False)
+class Extrapolation(Simulation):
+    """Result of :func:`extrapolate`: ``y(N) = y_inf + sum_k coef[k] * N**(-exponents[k])``.
+
+    ``y_inf`` is the headline, ``error`` = ``y_inf_err`` (inf when there are no degrees of
+    freedom to estimate the scatter and no ``y_err`` was given); a linear least-squares fit in
+    closed form: ``converged`` True, ``residual`` 0.0, ``iterations`` 0; ``ansatz`` ``"-"``.
+    """
     y_inf: float
     y_inf_err: float
     coef: tuple
     exponents: tuple
     chi2_dof: float
+
+    headline = "y_inf"
+    converged = True
+    residual = 0.0
+    iterations = 0
+
+    @property
+    def error(self):
+        """The standard error of ``y_inf``."""
+        return self.y_inf_err
 
     def __call__(self, N):
         N = np.asarray(N, dtype=float)

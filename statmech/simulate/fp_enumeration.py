@@ -21,12 +21,15 @@ averaged and the standard error is taken across instances.
 from __future__ import annotations
 
 import math
+import sys
+import types
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import check_choice, check_int, check_range
-from .enumeration import random_patterns, solutions_bitmask
+from ._result import Simulation
+from .enumeration import popcount, random_patterns, solutions_bitmask
 
 __all__ = ["fp_counts", "fp_enumeration", "FPEnumeration"]
 
@@ -39,12 +42,12 @@ def fp_counts(codes, references, N):
     refs = np.atleast_1d(np.asarray(references, dtype=np.int64))
     out = np.empty((refs.size, N + 1), dtype=np.int64)
     for i, r in enumerate(refs):
-        out[i] = np.bincount(np.bitwise_count(c ^ r).astype(np.int64), minlength=N + 1)[: N + 1]
+        out[i] = np.bincount(popcount(c ^ r), minlength=N + 1)[: N + 1]
     return out
 
 
-@dataclass(frozen=True)
-class FPEnumeration:
+@dataclass(frozen=True, repr=False)
+class FPEnumeration(Simulation):
     """Enumeration estimate of the Franz--Parisi entropy (see module docstring).
 
     Attributes
@@ -60,9 +63,15 @@ class FPEnumeration:
     fraction_nonzero : array
         Fraction of (instance, reference) pairs with N_k > 0.
     n_solutions_mean : float
-        Mean log-number of solutions per weight, (1/N) <log #solutions>.
+        Mean log-number of solutions per weight, (1/N) <log #solutions> over the satisfiable
+        instances (the headline).
+    n_solutions_err : float
+        Its standard error across instances (inf with a single satisfiable instance).
     N, alpha, P, n_instances, n_refs, n_sat
         Sizes (n_sat = instances with >= 1 solution).
+
+    Protocol: ``error`` = ``n_solutions_err``; the counts are exact, so ``converged`` True and
+    ``residual`` 0.0; ``iterations`` = ``n_instances`` (instances enumerated); ``ansatz`` ``"-"``.
     """
     N: int
     alpha: float
@@ -77,6 +86,21 @@ class FPEnumeration:
     n_instances: int
     n_refs: int
     n_sat: int
+    n_solutions_err: float = math.inf
+
+    headline = "n_solutions_mean"
+    converged = True
+    residual = 0.0
+
+    @property
+    def error(self):
+        """The standard error of ``n_solutions_mean``."""
+        return self.n_solutions_err
+
+    @property
+    def iterations(self):
+        """The instances enumerated."""
+        return int(self.n_instances)
 
 
 def fp_enumeration(N, alpha, n_instances=20, n_refs=10, *, kappa=0.0, seed=0, dist="gaussian"):
@@ -138,5 +162,22 @@ def fp_enumeration(N, alpha, n_instances=20, n_refs=10, *, kappa=0.0, seed=0, di
             err[k] = col.std(ddof=1) / math.sqrt(col.size) if col.size > 1 else np.inf
     logC = np.array([math.lgamma(N + 1) - math.lgamma(k + 1) - math.lgamma(N - k + 1) for k in range(N + 1)]) / N
     deficit = np.where(np.isfinite(ent), ent - logC, -np.inf)
+    nsol_err = float(np.std(log_nsol, ddof=1) / math.sqrt(n_sat)) if n_sat > 1 else math.inf
     return FPEnumeration(N, alpha, P, np.arange(N + 1) / N, ent, err, deficit, err.copy(), frac,
-                         float(np.mean(log_nsol)), n_instances, n_refs, n_sat)
+                         float(np.mean(log_nsol)), n_instances, n_refs, n_sat, nsol_err)
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as its function :func:`fp_enumeration`.
+
+    Python binds an imported submodule to its package, so once this module is imported
+    ``statmech.simulate.fp_enumeration`` is the module, whatever the package re-exports; calling
+    it runs the function, so ``statmech.simulate.fp_enumeration(N, alpha, ...)`` works in every
+    import order (and ``from statmech.simulate.fp_enumeration import ...`` keeps working).
+    """
+
+    def __call__(self, *args, **kwargs):
+        return fp_enumeration(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,6 +1,7 @@
 r"""Spherical perceptron storage at finite N: linear programming and least-distance programming.
 
-Problem (thesis Eq. 2.1 with spherical weights): given ``P = alpha N`` patterns
+Problem (Eqs. 2.1 and 2.26 of Tartaglione 2019, PhD thesis, Politecnico di Torino, with
+spherical weights; Gardner 1988): given ``P = alpha N`` patterns
 ``xi_mu in R^N`` and labels ``sigma_mu = +-1``, is there a ``w`` with ``|w|^2 = N`` and
 
     Delta_mu = sigma_mu w . xi_mu / sqrt(N) >= kappa   for all mu ?
@@ -49,6 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ConvergenceError, check_choice, check_int, check_range
+from ._result import Simulation
 from .finite_size import censored_normal_fit, extrapolate, instance_rng, map_tasks
 
 __all__ = [
@@ -71,19 +73,39 @@ def _stabilities_matrix(patterns, labels):
     return sig[:, None] * xi
 
 
-@dataclass(frozen=True)
-class StabilityResult:
+@dataclass(frozen=True, repr=False)
+class StabilityResult(Simulation):
     """Maximal margin of an instance: ``kappa_max`` in ``[kappa_lower, kappa_upper]``.
 
     ``separable`` is False when no ``w`` has all stabilities > 0 (then ``kappa_max <= 0``
     and ``kappa_lower = kappa_upper = kappa_max = 0.0`` is only an upper bound;
     the sign is certified by the LP).  ``w`` (``|w|^2 = N``) attains ``kappa_lower``.
+
+    Protocol: the headline is ``kappa_max``; ``residual`` the certified duality gap
+    ``kappa_upper - kappa_lower``; ``error`` the same gap for a separable instance (the exact
+    margin lies in the certified interval) and ``inf`` for a non-separable one (0.0 is then a
+    bound, not an estimate); ``converged`` True (a failed solve raises ConvergenceError);
+    ``iterations`` 0 (scipy's NNLS and HiGHS do not report theirs); ``ansatz`` ``"-"``.
     """
     kappa_max: float
     kappa_lower: float
     kappa_upper: float
     separable: bool
     w: np.ndarray | None
+
+    headline = "kappa_max"
+    converged = True
+    iterations = 0
+
+    @property
+    def residual(self):
+        """The certified duality gap ``kappa_upper - kappa_lower``."""
+        return float(self.kappa_upper - self.kappa_lower)
+
+    @property
+    def error(self):
+        """Width of the certified interval around ``kappa_max`` (inf when not separable)."""
+        return float(self.kappa_upper - self.kappa_lower) if self.separable else math.inf
 
 
 def _ldp(A):
@@ -284,12 +306,17 @@ def _capacity_task(args):
     return instance_capacity(xi, sigma, kappa, method)
 
 
-@dataclass(frozen=True)
-class SphericalStorageSample:
+@dataclass(frozen=True, repr=False)
+class SphericalStorageSample(Simulation):
     """Instance capacities ``P_c`` of random spherical-storage instances of size ``N``.
 
     The fraction of storable instances at ``alpha`` is ``P(P_c >= alpha N)``
     (:meth:`fraction`); ``P_max`` censors the search (``n_censored`` instances reached it).
+
+    Protocol: the headline is ``alpha_c``, the mean instance capacity ``<P_c>/N``, with
+    ``error`` its standard error over the instances (:meth:`mean_capacity`); every instance
+    capacity is an exact, certified LP/LDP decision: ``converged`` True, ``residual`` 0.0;
+    ``iterations`` = the number of instances; ``ansatz`` ``"-"``.
     """
     N: int
     kappa: float
@@ -298,9 +325,28 @@ class SphericalStorageSample:
     P_max: int
     capacity: np.ndarray
 
+    headline = "alpha_c"
+    converged = True
+    residual = 0.0
+
     @property
     def n_censored(self):
         return int(np.sum(self.capacity >= self.P_max))
+
+    @property
+    def alpha_c(self):
+        """The mean instance capacity ``<P_c>/N`` (a lower bound if ``n_censored > 0``)."""
+        return self.mean_capacity()[0]
+
+    @property
+    def error(self):
+        """The standard error of ``alpha_c`` over the instances."""
+        return self.mean_capacity()[1]
+
+    @property
+    def iterations(self):
+        """The number of instances."""
+        return int(self.capacity.size)
 
     def fraction(self, alpha):
         """Fraction of instances storable at ``alpha`` (``P = round(alpha N)``) and its

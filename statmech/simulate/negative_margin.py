@@ -67,6 +67,7 @@ import numpy as np
 
 from ..errors import check_choice, check_int, check_range
 from . import _gd_kernels as _K
+from ._result import Simulation
 from .enumeration import random_patterns
 from .finite_size import extrapolate, instance_rng, transition_point
 
@@ -146,15 +147,20 @@ def _patterns(rng, P, N, dist="gaussian", dtype=np.float32):
     return random_patterns(rng, P, N, dist, dtype)
 
 
-@dataclass(frozen=True)
-class GDResult:
+@dataclass(frozen=True, repr=False)
+class GDResult(Simulation):
     """Outcome of :func:`gd_minimize`.
 
     ``sat``: the returned ``w`` (``|w|^2 = N``) has every ``h_mu >= kappa``, certified by
     :func:`verify_solution` (``margin`` is the certified ``min_mu h_mu``).  ``status``:
     ``"sat"``, ``"stalled"`` (UNSAT for GD) or ``"max_iter"``.  ``cost``: squared hinge at
-    margin ``kappa + delta`` of ``w``; ``n_violated``: number of ``h_mu < kappa``.
-    ``history``: cost after each iteration.
+    margin ``kappa + delta`` of ``w`` (the headline); ``n_violated``: number of ``h_mu < kappa``.
+    ``history``: cost after each iteration.  ``residual``: max-norm of the tangent (Riemannian)
+    gradient of that cost at ``w``.
+
+    Protocol: ``converged`` = the stopping rule fired (``status`` ``"sat"`` or ``"stalled"``;
+    False for ``"max_iter"``: a per-run outcome, not an exception); ``iterations`` as above;
+    ``error`` 0.0 (the cost is evaluated exactly); ``ansatz`` ``"-"``.
     """
     sat: bool
     status: str
@@ -166,6 +172,15 @@ class GDResult:
     w: np.ndarray
     params: dict
     history: np.ndarray = field(repr=False)
+    residual: float = 0.0
+
+    headline = "cost"
+    error = 0.0
+
+    @property
+    def converged(self):
+        """The stopping rule fired (SAT or stalled) before the iteration budget ran out."""
+        return self.status != "max_iter"
 
 
 def gd_minimize(patterns, kappa, *, w0=None, seed=0, method="nesterov", delta=1e-3,
@@ -197,8 +212,11 @@ def gd_minimize(patterns, kappa, *, w0=None, seed=0, method="nesterov", delta=1e
     params = {"kappa": kappa, "method": method, "delta": delta, "max_iter": max_iter,
               "min_iter": min_iter, "rel_tol": rel_tol, "eta0": eta, "eta_end": float(eta_end),
               "dtype": str(X.dtype)}
+    g = np.empty(N)
+    _K.cost_grad(X, w, kappa + delta, kappa, g)
+    g_tan = g - (float(g @ w) / N) * w
     return GDResult(bool(ok), _K.STATUS_NAMES[status], float(E), margin, int(nv), int(it), int(nev),
-                    w, params, hist[: it + 1].copy())
+                    w, params, hist[: it + 1].copy(), float(np.max(np.abs(g_tan))))
 
 
 def gd_instance(point):
@@ -341,14 +359,18 @@ def load_negative_margin_data(path=None):
     return json.loads(Path(DATA_FILE if path is None else path).read_text())
 
 
-@dataclass(frozen=True)
-class GDThreshold:
+@dataclass(frozen=True, repr=False)
+class GDThreshold(Simulation):
     """50 % point of the GD success probability at one ``(kappa, N)`` (probit MLE).
 
     ``converged`` is False when the fit failed or the alpha grid does not bracket the 50 %
     point (the success fraction never falls below, or never rises above, 1/2); then
     ``alpha_50`` and ``width`` are NaN and ``alpha_50_err`` is inf, and the cell is left out
     of :func:`gd_extrapolation`.
+
+    Protocol: the headline is ``alpha_50`` with ``error`` = ``alpha_50_err``; ``iterations``
+    the Nelder--Mead iterations of the fit (0 when not fitted); ``residual`` 0.0;
+    ``ansatz`` ``"-"``.
     """
     kappa: float
     N: int
@@ -358,6 +380,15 @@ class GDThreshold:
     n_instances: int
     seconds_per_instance: float
     converged: bool
+    iterations: int = 0
+
+    headline = "alpha_50"
+    residual = 0.0
+
+    @property
+    def error(self):
+        """The standard error of ``alpha_50``."""
+        return self.alpha_50_err
 
 
 def gd_thresholds(data=None):
@@ -376,7 +407,7 @@ def gd_thresholds(data=None):
         if np.any(k > n / 2) and np.any(k < n / 2):
             fit = transition_point(x, k, n)
             out.append(GDThreshold(kappa, N, fit.x50, fit.x50_err, fit.width, int(n.sum()), secs,
-                                   fit.converged))
+                                   fit.converged, fit.iterations))
         else:
             out.append(GDThreshold(kappa, N, math.nan, math.inf, math.nan, int(n.sum()), secs, False))
     return out

@@ -4,7 +4,8 @@ The measure is :math:`P(W) \propto \exp(-N\alpha K\,\epsilon_g(W))` on the produ
 spheres :math:`|w_i|^2 = N`, with the teacher the first K coordinate axes scaled to norm
 :math:`\sqrt N` (orthonormal, T = I).  :math:`\epsilon_g` is computed *exactly* from the
 sampled overlaps :math:`R_{in} = w_i\cdot w^*_n/N`, :math:`Q_{ij} = w_i\cdot w_j/N` with the
-pair moments of :mod:`statmech.scm` (seed Eqs. 13-16 at beta -> 0: the energy is
+pair moments of :mod:`statmech.scm` (Oostwal, Straat & Biehl, arXiv:1910.07476, Eqs. 13-16 at
+beta -> 0: the energy is
 :math:`\beta\langle E\rangle = N\alpha K\epsilon_g`).
 
 Algorithm (exact Gibbs-within-Metropolis, vectorized over independent chains): the energy
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import check_int, check_range
+from ._result import Simulation
 
 __all__ = ["gibbs_scm", "SCMSample", "energy", "site_symmetric_overlaps"]
 
@@ -67,14 +69,19 @@ def site_symmetric_overlaps(R, Q, anti=False):
     return Rd, S, C
 
 
-@dataclass(frozen=True)
-class SCMSample:
+@dataclass(frozen=True, repr=False)
+class SCMSample(Simulation):
     """Result of :func:`gibbs_scm`.
 
     ``R, S, C, generalization_error`` means over chains and measurement sweeps, ``*_err``
     the standard errors from the spread of the independent chain means; ``chains`` the
     per-chain means (n_chains x 4: R, S, C, eps_g); ``acceptance`` of the inner moves;
     ``params`` (alpha, K, N, activation, sweeps ...).
+
+    Protocol: the headline is ``generalization_error`` with ``error`` =
+    ``generalization_error_err``; ``iterations`` = the sweeps of each chain (burn-in and
+    measurement); ``converged`` True and ``residual`` 0.0 (a fixed number of sweeps: compare
+    chains started from different states to judge equilibration); ``ansatz`` ``"-"``.
     """
     R: float
     S: float
@@ -87,6 +94,20 @@ class SCMSample:
     chains: np.ndarray
     acceptance: float
     params: dict
+
+    headline = "generalization_error"
+    converged = True
+    residual = 0.0
+
+    @property
+    def error(self):
+        """The standard error of ``generalization_error``."""
+        return self.generalization_error_err
+
+    @property
+    def iterations(self):
+        """Sweeps per chain (burn-in and measurement)."""
+        return int(self.params.get("n_burn", 0)) + int(self.params.get("n_sweeps", 0))
 
 
 def gibbs_scm(alpha, K, activation="erf", N=200, *, n_chains=16, n_sweeps=400, n_burn=150, n_inner=30,

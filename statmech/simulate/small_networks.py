@@ -1,6 +1,9 @@
-r"""Small feed-forward networks with exact Hessians: the Hessian-spectrum study of seeds 000/002.
+r"""Small feed-forward networks with exact Hessians: the Hessian-spectrum study of Milletarí et al.
 
-Seed 000 (Sec. 3, App. B, Fig. 1) and seed 002 (App. B) train small fully connected
+Milletarí, Chotibut & Trevisanutto, "Mean Field Theory of Activation Functions in Deep Neural
+Networks", arXiv:1805.08786 (ICML 2019 Workshop on Theoretical Physics for Deep Learning;
+Sec. 3, App. B, Fig. 1), and the first, longer version of the same preprint (v1, 2018, "Expectation
+propagation: a probabilistic view of Deep Feed Forward Networks", App. B) train small fully connected
 networks with full-batch Adam on two synthetic binary tasks and follow, over training,
 the loss, the fraction ``alpha`` of negative Hessian eigenvalues (descent directions),
 the fraction ``gamma`` of (near-)zero eigenvalues (flat directions) and the eigenvalue
@@ -8,8 +11,8 @@ histograms, for ReLU, ESP/Swish (``x sigma(beta x)``, beta fixed or trainable) a
 hidden units.  This module does that from scratch (numpy only, no autograd):
 
 * Tasks (:func:`linear_task`, :func:`nonlinear_task`, :func:`digits_task`), generated
-  reproducibly from a seed.  The seeds' own data sets live in the authors' repository,
-  which cannot be fetched here; ours have the same sizes (51 and 863 points, 2 features):
+  reproducibly from a seed.  The papers' own data sets come with the authors' code
+  (github.com/WessZumino/expectation_propagation) and are not used here; ours have the same sizes (51 and 863 points, 2 features):
   the linear task is uniform on [-1, 1]^2 labelled by a fixed line (separable with a
   margin of 0.05), the non-linear task is two interleaved half-moons with Gaussian noise
   (std 0.15, not linearly separable).  :func:`digits_task` is scikit-learn's bundled 8x8
@@ -18,9 +21,9 @@ hidden units.  This module does that from scratch (numpy only, no autograd):
 * Network: ``sizes = (d, n_1, ..., n_L, n_out)``; hidden layers ``z = phi(z W + b)``; the
   output is a sigmoid unit with binary cross-entropy (``n_out = 1``) or a softmax with
   categorical cross-entropy, both written in the stable form ``softplus(h) - y h`` /
-  ``logsumexp(h) - y.h``; the loss is the mean over examples (seed 000 App. A, Eq. 16).
+  ``logsumexp(h) - y.h``; the loss is the mean over examples (Milletarí et al. 2019, App. A, Eq. 16).
   Parameters per layer: ``W`` (row-major), ``b``, and for trainable ESP one ``beta_i`` per
-  hidden unit (seed 000 Eq. 2 has a noise ``beta_i`` per unit).
+  hidden unit (Milletarí et al. 2019, Eq. 2, has a noise ``beta_i`` per unit).
 * Exact gradient (back-propagation) and exact Hessian, assembled layer by layer
   (:mod:`statmech.simulate._net_hessian`): a backward recursion gives, per example, the
   second derivatives of the loss with respect to each layer's pre-activations (and
@@ -32,12 +35,12 @@ hidden units.  This module does that from scratch (numpy only, no autograd):
   gradient and of the loss, and against Pearlmutter's R-operator on every unit direction
   (the previous implementation), in the tests.
 * Full-batch Adam (Kingma & Ba, defaults beta1 = 0.9, beta2 = 0.999, eps = 1e-8, learning rate
-  0.01 as in seed 000 Fig. 1).
+  0.01 as in Milletarí et al. 2019, Fig. 1).
 * Indices at each checkpoint, with ``lambda_max = max |lambda|`` and the documented
   threshold ``tau = zero_tol * lambda_max`` (``zero_tol = 1e-5`` by default):
   ``alpha = #{lambda < -tau}/P`` (negative), ``gamma = #{|lambda| <= tau}/P`` (near-zero),
   so negative, zero and positive fractions add up to one.  Also the training accuracy and
-  the fraction of "zero residuals" ``|y_hat - y| <= residual_tol`` (0.05), seed 000 Fig. 1c.
+  the fraction of "zero residuals" ``|y_hat - y| <= residual_tol`` (0.05), Milletarí et al. 2019, Fig. 1c.
 
 Public API: ``Task``, ``linear_task``, ``nonlinear_task``, ``digits_task``, ``Network``,
 ``TrainingRun``, ``train_network``, ``hessian_indices``, ``hessian_study``.
@@ -51,6 +54,7 @@ import numpy as np
 
 from .._blas import single_thread_blas
 from ._net_hessian import network_hessian
+from ._result import Simulation
 from ..errors import check_choice, check_int, check_range
 
 __all__ = ["Task", "linear_task", "nonlinear_task", "digits_task", "Network", "TrainingRun",
@@ -85,7 +89,7 @@ def linear_task(n=51, seed=0, margin=0.05):
     """Linearly separable binary task: x uniform on [-1, 1]^2, y = 1{x2 > 0.6 x1 + 0.1}.
 
     Points within ``margin`` of the line are redrawn, so the task is separable with that
-    margin.  Reproducible from ``seed``; the seed papers use 51 points.
+    margin.  Reproducible from ``seed``; Milletarí et al. use 51 points.
     """
     n = check_int("n", n, 2)
     rng = np.random.default_rng(check_int("seed", seed, 0))
@@ -104,7 +108,7 @@ def nonlinear_task(n=863, seed=0, noise=0.15):
     """Non-linear binary task: two interleaved half-moons (radius 1) with Gaussian noise.
 
     Class 0: (cos t, sin t), class 1: (1 - cos t, 1/2 - sin t), t uniform on [0, pi], plus
-    N(0, noise^2) per coordinate, then centred.  The seed papers use 863 points.
+    N(0, noise^2) per coordinate, then centred.  Milletarí et al. use 863 points.
     """
     n = check_int("n", n, 2)
     noise = float(check_range("noise", noise, 0.0, math.inf))
@@ -237,7 +241,7 @@ class Network:
         return lse - (Y * h).sum(axis=1), p
 
     def loss(self, theta, task):
-        """Mean cross-entropy loss (seed 000 App. A, Eq. 16)."""
+        """Mean cross-entropy loss (Milletarí et al. 2019, App. A, Eq. 16)."""
         _, _, hs, _ = self._forward(theta, task.X, False)
         return float(self._out(hs[-1], task.Y)[0].mean())
 
@@ -247,7 +251,7 @@ class Network:
         return self._out(hs[-1], np.zeros_like(hs[-1]))[1]
 
     def loss_and_grad(self, theta, task):
-        """Loss and exact gradient (back-propagation, seed 002 App. A)."""
+        """Loss and exact gradient (back-propagation, Milletarí et al. 2018, App. A, rederived)."""
         layers, zs, hs, phis = self._forward(theta, task.X, False)
         m = task.m
         ell, p = self._out(hs[-1], task.Y)
@@ -293,7 +297,7 @@ def hessian_indices(eigenvalues, zero_tol=1e-5):
     """(alpha, gamma): fractions of negative and of near-zero Hessian eigenvalues.
 
     With ``tau = zero_tol * max|lambda|``: ``alpha = #{lambda < -tau}/P``,
-    ``gamma = #{|lambda| <= tau}/P`` (seed 000 Sec. 3; the seeds give no threshold, this is ours).
+    ``gamma = #{|lambda| <= tau}/P`` (Milletarí et al. 2019, Sec. 3; the paper gives no threshold, this is ours).
     """
     lam = np.asarray(eigenvalues, dtype=float)
     check_range("zero_tol", zero_tol, 0.0, 1.0)
@@ -302,9 +306,17 @@ def hessian_indices(eigenvalues, zero_tol=1e-5):
     return (np.sum(lam < -tau, axis=-1) / P, np.sum(np.abs(lam) <= tau, axis=-1) / P)
 
 
-@dataclass(frozen=True)
-class TrainingRun:
-    """History of one training run (arrays over epochs / checkpoints)."""
+@dataclass(frozen=True, repr=False)
+class TrainingRun(Simulation):
+    """History of one training run (arrays over epochs / checkpoints).
+
+    Protocol: the headline is ``final_loss`` (the loss after the last epoch, computed exactly:
+    ``error`` 0.0); ``iterations`` = the epochs; ``stability`` = the ascending eigenvalues of the
+    exact Hessian of the loss after the last epoch (positive = locally convex, a minimum) when
+    the last epoch is a checkpoint, else None; ``converged`` True (Adam runs its fixed budget of
+    epochs; a diverging run raises ConvergenceError); ``residual`` 0.0 (no gradient tolerance:
+    the gradient at the end is not recorded); ``ansatz`` ``"-"``.
+    """
     task: str
     sizes: tuple
     activation: str
@@ -321,18 +333,41 @@ class TrainingRun:
     theta: np.ndarray = field(repr=False, default=None)
     betas: np.ndarray = field(repr=False, default=None)  # trainable betas at checkpoints (or None)
 
+    headline = "final_loss"
+    converged = True
+    residual = 0.0
+    error = 0.0
+
     @property
     def n_params(self):
         return self.eigenvalues.shape[-1]
+
+    @property
+    def final_loss(self):
+        """The loss after the last epoch."""
+        return float(self.loss[-1])
+
+    @property
+    def iterations(self):
+        """The epochs run."""
+        return int(np.size(self.loss)) - 1
+
+    @property
+    def stability(self):
+        """Hessian eigenvalues after the last epoch (None unless it is a checkpoint)."""
+        ck = np.asarray(self.checkpoints)
+        if ck.size and int(ck[-1]) == self.iterations and np.asarray(self.eigenvalues).ndim == 2:
+            return np.asarray(self.eigenvalues)[-1]
+        return None
 
 
 def train_network(task, hidden=(10,), activation="esp", beta=1.0, epochs=2000, lr=0.01, seed=0,
                   n_checkpoints=20, zero_tol=1e-5, residual_tol=0.05, progress=False, checkpoints=None):
     """Full-batch Adam on ``task`` with exact Hessian spectra at log-spaced checkpoints.
 
-    Parameters: ``hidden`` hidden-layer sizes ((10,) or (8, 2) in the seeds), ``activation``
+    Parameters: ``hidden`` hidden-layer sizes ((10,) or (8, 2) in the paper), ``activation``
     in ``ACTIVATIONS``, ``beta`` ESP noise parameter (initial value if trainable), ``epochs``,
-    learning rate ``lr`` (seed 000: 0.01), ``seed`` of the initialization,
+    learning rate ``lr`` (0.01 in the paper), ``seed`` of the initialization,
     ``n_checkpoints`` (epoch 0, the last epoch and log-spaced ones in between) or explicit
     ``checkpoints`` (epochs in [0, epochs]).
     """
@@ -399,7 +434,7 @@ def _train(net, task, hidden, activation, beta, epochs, lr, seed, n_checkpoints,
 
 def hessian_study(tasks=None, hiddens=((10,), (8, 2)), activations=ACTIVATIONS, beta=1.0,
                   epochs=2000, lr=0.01, seed=0, n_checkpoints=20, zero_tol=1e-5, progress=True):
-    """Run :func:`train_network` over tasks x architectures x activations (seed 000 Fig. 1).
+    """Run :func:`train_network` over tasks x architectures x activations (Milletarí et al. 2019, Fig. 1).
 
     ``tasks`` defaults to ``[linear_task(), nonlinear_task()]``.  Returns a dict keyed by
     ``(task_name, hidden, activation)``.  Shows a tqdm progress bar.

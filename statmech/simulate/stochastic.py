@@ -1,5 +1,9 @@
 r"""The stochastic perceptron (thesis Sec. 2.4) for binary weights.
 
+The thesis: E. Tartaglione, "From Statistical Physics to Algorithms in Deep Neural Systems", PhD thesis,
+Politecnico di Torino, 2019; the model is that of Baldassi, Gerace, Kappen, Lucibello, Saglietti,
+Tartaglione and Zecchina, Phys. Rev. Lett. 120, 268103 (2018).
+
 Gradient descent on the magnetizations ``m`` of a factorized distribution over binary
 weights, loss Eq. 2.57 with the gamma-scaled variance of Eq. 2.59 and gamma annealing,
 clipped updates Eq. 2.51, binarization ``sign(m)``, monitoring of q* (Eq. 2.52).  The
@@ -32,7 +36,7 @@ def _SP():
     the sampled weights classify pattern mu correctly is H(-sigma a / sqrt(V)); with the
     variance scaled by gamma (Eq. 2.59) the loss of one pattern is
         ell(u, V, gamma) = -log H(-u / sqrt(gamma V)),   u = sigma^mu a^mu.
-    (The seed's Eq. 2.49 writes w_i in the numerator: it must be the mean m_i.)
+    (The thesis's Eq. 2.49 writes w_i in the numerator: it must be the mean m_i.)
     """
     u = sp.symbols("u", real=True)
     V, g = sp.symbols("V gamma", positive=True)
@@ -160,7 +164,7 @@ def stochastic_perceptron_loss(m, patterns, labels, gamma=1.0):
 
     ``L(m) = -(1/P) sum_mu log H(-sigma^mu a^mu / sqrt(gamma V^mu))`` with
     ``a^mu = sum_i m_i xi_i^mu`` and ``V^mu = sum_i (1 - m_i^2) (xi_i^mu)^2`` (thesis Eqs.
-    2.49, 2.57, 2.59; the seed's Eq. 2.49 shows w_i instead of the mean m_i in the numerator,
+    2.49, 2.57, 2.59; the thesis's Eq. 2.49 shows w_i instead of the mean m_i in the numerator,
     and Eq. 2.57 misses the brackets of sum_i (1 - m_i^2)).  Returns ``(L, dL/dm)``.
     """
     X, y = _check_data(patterns, labels)

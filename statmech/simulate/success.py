@@ -1,5 +1,6 @@
 r"""Success statistics of the learning algorithms: success rates on fresh random instances
-and the algorithmic capacity fitted to them (thesis Figs. 2.8-2.10)."""
+and the algorithmic capacity fitted to them (Tartaglione 2019, PhD thesis, Politecnico di
+Torino, Figs. 2.8-2.10)."""
 from __future__ import annotations
 
 import math
@@ -9,21 +10,24 @@ import numpy as np
 
 from ..errors import check_choice, check_int, check_range
 from ._learning import random_binary_instance
+from ._result import DictResult, Simulation
 from .classic_rules import metropolis_annealing
 from .stochastic import stochastic_perceptron
 
-__all__ = ["CapacityEstimate", "algorithmic_capacity", "success_rate"]
+__all__ = ["CapacityEstimate", "SuccessRate", "algorithmic_capacity", "success_rate"]
 
 
-@dataclass(frozen=True)
-class CapacityEstimate:
+@dataclass(frozen=True, repr=False)
+class CapacityEstimate(Simulation):
     """Algorithmic capacity from success counts: ``P(solve | alpha) = H((alpha - alpha_c)/width)``.
 
-    ``alpha_c`` (where the success probability is 1/2); ``ci_low, ci_high``: the 68% profile
-    likelihood interval (where the profile negative log-likelihood is within 1/2 of its
-    minimum); ``stderr``: its half-width (robust also when the transition is so steep that
+    ``alpha_c`` (where the success probability is 1/2; the headline); ``ci_low, ci_high``: the
+    68% profile likelihood interval (where the profile negative log-likelihood is within 1/2 of
+    its minimum); ``stderr``: its half-width (robust also when the transition is so steep that
     the Fisher information degenerates); ``width`` with ``width_stderr`` (inverse Fisher
-    information, may be inf), ``converged``, ``neg_log_likelihood``.
+    information, may be inf), ``converged``, ``neg_log_likelihood``, ``iterations`` (Nelder--Mead
+    iterations of the best start).  Protocol: ``error`` = ``stderr``, ``residual`` = 0.0 (a
+    derivative-free maximisation), ``ansatz`` ``"-"``.
     """
     alpha_c: float
     stderr: float
@@ -33,6 +37,37 @@ class CapacityEstimate:
     neg_log_likelihood: float
     ci_low: float = math.nan
     ci_high: float = math.nan
+    iterations: int = 0
+
+    headline = "alpha_c"
+    residual = 0.0
+
+    @property
+    def error(self):
+        """The half-width of the 68 % profile-likelihood interval of ``alpha_c`` (= ``stderr``)."""
+        return self.stderr
+
+
+class SuccessRate(DictResult):
+    """Result of :func:`success_rate`: the dict it has always returned, with the result protocol.
+
+    Keys (also attributes): ``alpha``, ``successes``, ``trials``, ``p`` (the headline: the
+    fraction solved at each alpha), ``p_err``, ``epochs`` (list per alpha), ``seconds`` (list per
+    alpha).  Protocol: ``error`` = ``p_err`` (binomial standard error, one per alpha),
+    ``iterations`` = the epochs (sweeps) of all runs together, ``converged`` True (a failed run
+    is an outcome, counted in ``p``), ``residual`` 0.0, ``ansatz`` ``"-"``.
+    """
+    headline = "p"
+    converged = True
+    residual = 0.0
+
+    @property
+    def error(self):
+        return self["p_err"]
+
+    @property
+    def iterations(self):
+        return int(sum(int(e) for eps in self["epochs"] for e in eps))
 
 
 def algorithmic_capacity(alphas, successes, trials):
@@ -97,7 +132,7 @@ def algorithmic_capacity(alphas, successes, trials):
     step = grid[1] - grid[0]
     lo, hi = lo - 0.5 * step, hi + 0.5 * step
     return CapacityEstimate(float(ac), float(0.5 * (hi - lo)), float(w), float(se_w), True, float(best.fun),
-                            float(lo), float(hi))
+                            float(lo), float(hi), int(best.nit))
 
 
 def success_rate(alphas, N, runs, *, seed=0, algorithm="stochastic_perceptron", teacher=False,
@@ -107,7 +142,8 @@ def success_rate(alphas, N, runs, *, seed=0, algorithm="stochastic_perceptron", 
     For each alpha, ``runs`` instances ``random_binary_instance(N, alpha)`` are drawn and
     ``algorithm`` (``"stochastic_perceptron"`` or ``"metropolis_annealing"``) is run with
     the keyword arguments ``kw``.  Instance and algorithm seeds are derived from ``seed``, so
-    the result is reproducible.  Returns a dict with ``alpha``, ``successes``, ``trials``,
+    the result is reproducible.  Returns a dict (a :class:`SuccessRate`, which also follows the
+    result protocol) with ``alpha``, ``successes``, ``trials``,
     ``p`` (fraction), ``p_err`` (binomial standard error sqrt(p(1-p)/runs) with p(1-p) floored at
     1/(4 runs), so that 0/runs and runs/runs get a non-zero bar), ``epochs`` (list per alpha) and
     ``seconds`` (list per alpha).
@@ -143,5 +179,5 @@ def success_rate(alphas, N, runs, *, seed=0, algorithm="stochastic_perceptron", 
         bar.close()
     succ = np.array(succ)
     p = succ / runs
-    return {"alpha": alphas, "successes": succ, "trials": np.full(alphas.size, runs), "p": p,
-            "p_err": np.sqrt(np.maximum(p * (1 - p), 0.25 / runs) / runs), "epochs": eps, "seconds": secs}
+    return SuccessRate(alpha=alphas, successes=succ, trials=np.full(alphas.size, runs), p=p,
+                       p_err=np.sqrt(np.maximum(p * (1 - p), 0.25 / runs) / runs), epochs=eps, seconds=secs)

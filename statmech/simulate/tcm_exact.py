@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import check_int, check_odd_int, check_range
+from ._result import DictResult, Simulation
 from .tcm_least_action import _outputs, _train
 
 __all__ = ["storable_exact", "ExactStorage", "storage_fraction_exact", "ExactStorageFraction",
-           "fifty_percent_point", "extrapolate_inverse_N"]
+           "fifty_percent_point", "FiftyPercentPoint", "extrapolate_inverse_N", "InverseNFit"]
 
 
 # =====================================================================================
@@ -47,8 +48,8 @@ __all__ = ["storable_exact", "ExactStorage", "storage_fraction_exact", "ExactSto
 # positive answer is verified with `tcm_output` on the returned weights (exact sign arithmetic).
 
 
-@dataclass(frozen=True)
-class ExactStorage:
+@dataclass(frozen=True, repr=False)
+class ExactStorage(Simulation):
     """Result of :func:`storable_exact`.
 
     Attributes
@@ -70,6 +71,13 @@ class ExactStorage:
         largest ``sigma w_l.x_l / |w_l|_inf`` (> 0; the weights are the max-margin weights of
         their internal representation, so this is a lower bound on the instance's optimal
         margin gamma*); None if not stored.
+    iterations : int
+        Sweeps of the least-action run when it decided, else the branch-and-bound nodes of the
+        MILP (0 where HiGHS does not report them).
+
+    Protocol: the headline is ``stored``; ``converged`` = the question was decided (``stored``
+    is not None: a time limit or a failed verification is an outcome, not an exception);
+    ``error`` 0.0 (an exact decision); ``residual`` 0.0; ``ansatz`` ``"-"``.
     """
     stored: bool | None
     weights: np.ndarray | None
@@ -77,6 +85,16 @@ class ExactStorage:
     status: str
     weight_bound: float
     min_field: float | None = None
+    iterations: int = 0
+
+    headline = "stored"
+    residual = 0.0
+    error = 0.0
+
+    @property
+    def converged(self):
+        """The instance was decided (``stored`` is True or False)."""
+        return self.stored is not None
 
 
 def _check_instance(xi, sigma, K):
@@ -199,10 +217,10 @@ def storable_exact(xi, sigma, K=3, *, time_limit=600.0, weight_bound=1e4, try_le
     t0 = _time.perf_counter()
     if try_least_action:
         sweeps = check_int("least_action_sweeps", least_action_sweeps, 1)
-        W, ok, _ = _train(xi, sigma, K, sweeps, int(seed), 0.1)
+        W, ok, done = _train(xi, sigma, K, sweeps, int(seed), 0.1)
         if ok and np.all(_outputs(W, xi, K) == sigma):
             W, g = _polish(W, xi, sigma, K)
-            return ExactStorage(True, W, _time.perf_counter() - t0, "stored (least action)", B, g)
+            return ExactStorage(True, W, _time.perf_counter() - t0, "stored (least action)", B, g, int(done))
     A, lb, ub = _milp_problem(xi, sigma, K, B)
     nv = N + K * P
     integrality = np.concatenate([np.zeros(N), np.ones(K * P)])
@@ -212,17 +230,18 @@ def storable_exact(xi, sigma, K=3, *, time_limit=600.0, weight_bound=1e4, try_le
     res = milp(np.zeros(nv), constraints=LinearConstraint(A, lb, ub), integrality=integrality, bounds=bounds,
                options={"time_limit": remaining})
     dt = _time.perf_counter() - t0
+    nodes = int(getattr(res, "mip_node_count", None) or 0)
     if res.status == 2:
-        return ExactStorage(False, None, dt, "unstorable (milp)", B)
+        return ExactStorage(False, None, dt, "unstorable (milp)", B, None, nodes)
     if res.x is not None and res.status in (0, 1):
         W = np.asarray(res.x[:N], dtype=float).reshape(K, n)
         if np.all(_outputs(np.ascontiguousarray(W), xi, K) == sigma):
             W, g = _polish(W, xi, sigma, K)
-            return ExactStorage(True, W, _time.perf_counter() - t0, "stored (milp)", B, g)
-        return ExactStorage(None, None, dt, "numerical", B)
+            return ExactStorage(True, W, _time.perf_counter() - t0, "stored (milp)", B, g, nodes)
+        return ExactStorage(None, None, dt, "numerical", B, None, nodes)
     if res.status == 1:
-        return ExactStorage(None, None, dt, "time limit", B)
-    return ExactStorage(None, None, dt, "numerical", B)
+        return ExactStorage(None, None, dt, "time limit", B, None, nodes)
+    return ExactStorage(None, None, dt, "numerical", B, None, nodes)
 
 
 def _largest_stored_prefix(xi, sigma, K, P_grid, time_limit, weight_bound, seed):
@@ -275,14 +294,19 @@ def _exact_instance_task(args):
     return {"index": int(index), "status": status, "solves": solves}
 
 
-@dataclass(frozen=True)
-class ExactStorageFraction:
+@dataclass(frozen=True, repr=False)
+class ExactStorageFraction(Simulation):
     """Result of :func:`storage_fraction_exact` (one entry per alpha, sorted by P).
 
     fraction = stored / decided, stderr = sqrt(f (1 - f) / decided) (binomial), timeouts =
     undecided instances (time limit) at that alpha -- excluded from the fraction, reported here.
     status : (n_instances, n_alpha) array, 1 stored, 0 unstorable, -1 undecided.
     solve_times : seconds of every exact solve; solve_P : their P; solve_stored : 1/0/-1.
+
+    Protocol: the headline is ``fraction`` with ``error`` = ``stderr`` (per alpha);
+    ``converged`` = every instance was decided at every alpha (no time limit hit; undecided
+    instances are an outcome, reported in ``timeouts``); ``iterations`` = the exact solves;
+    ``residual`` 0.0; ``ansatz`` ``"-"``.
     """
     alpha: np.ndarray
     P: np.ndarray
@@ -301,6 +325,24 @@ class ExactStorageFraction:
     weight_bound: float
     time_limit: float
     seed: int
+
+    headline = "fraction"
+    residual = 0.0
+
+    @property
+    def converged(self):
+        """No instance was left undecided (``timeouts`` all 0)."""
+        return bool(np.all(np.asarray(self.timeouts) == 0))
+
+    @property
+    def error(self):
+        """The binomial standard error of ``fraction``."""
+        return self.stderr
+
+    @property
+    def iterations(self):
+        """The exact solves (MILP or least action) of all instances."""
+        return int(np.size(self.solve_times))
 
 
 def storage_fraction_exact(alpha, K=3, N=12, n_instances=40, *, seed=0, executor=None, progress=True,
@@ -385,6 +427,45 @@ def storage_fraction_exact(alpha, K=3, N=12, n_instances=40, *, seed=0, executor
         weight_bound=float(weight_bound), time_limit=float(time_limit), seed=seed)
 
 
+class FiftyPercentPoint(DictResult):
+    """Result of :func:`fifty_percent_point`: the dict it has always returned, with the protocol.
+
+    Keys (also attributes): ``alpha_50`` (the headline), ``stderr`` (bootstrap standard
+    deviation), ``ci68`` (central 68 % bootstrap interval), ``n_boot`` (bootstrap samples with
+    a crossing).  Protocol: ``error`` = ``stderr``, ``iterations`` = ``n_boot``, ``converged``
+    True, ``residual`` 0.0, ``ansatz`` ``"-"``.
+    """
+    headline = "alpha_50"
+    converged = True
+    residual = 0.0
+
+    @property
+    def error(self):
+        return self["stderr"]
+
+    @property
+    def iterations(self):
+        return int(self["n_boot"])
+
+
+class InverseNFit(DictResult):
+    """Result of :func:`extrapolate_inverse_N`: the dict it has always returned, with the protocol.
+
+    Keys (also attributes): ``limit`` (the N -> infinity value, the headline), ``stderr``,
+    ``coef``, ``cov``, ``chi2``, ``dof``, ``power``.  Protocol: ``error`` = ``stderr``; a linear
+    least-squares fit in closed form: ``converged`` True, ``residual`` 0.0, ``iterations`` 0;
+    ``ansatz`` ``"-"``.
+    """
+    headline = "limit"
+    converged = True
+    residual = 0.0
+    iterations = 0
+
+    @property
+    def error(self):
+        return self["stderr"]
+
+
 def _crossing(P, frac, N):
     """alpha where the (non-increasing) stored fraction crosses 1/2, linear interpolation in P."""
     above = np.nonzero(frac >= 0.5)[0]
@@ -404,7 +485,8 @@ def fifty_percent_point(P, status, N, *, n_boot=2000, seed=0):
     for nested instances; alpha_50 = P*/N where the piecewise-linear f(P) crosses 1/2 (for the
     perceptron, K = 1, Cover's theorem gives f(2N) = 1/2 exactly, so the estimator has no
     discretization bias there).  Error: bootstrap over instances (standard deviation and the
-    central 68 % interval).  Returns dict(alpha_50, stderr, ci68, n_boot).
+    central 68 % interval).  Returns dict(alpha_50, stderr, ci68, n_boot) (a
+    :class:`FiftyPercentPoint`, which also follows the result protocol).
     Raises ValueError if the grid does not bracket the crossing.
     """
     P = np.asarray(P, dtype=float)
@@ -426,14 +508,16 @@ def fifty_percent_point(P, status, N, *, n_boot=2000, seed=0):
         if math.isfinite(b):
             boots.append(b)
     boots = np.array(boots)
-    return {"alpha_50": a50, "stderr": float(boots.std(ddof=1)),
-            "ci68": [float(np.quantile(boots, 0.16)), float(np.quantile(boots, 0.84))], "n_boot": int(boots.size)}
+    return FiftyPercentPoint(alpha_50=a50, stderr=float(boots.std(ddof=1)),
+                             ci68=[float(np.quantile(boots, 0.16)), float(np.quantile(boots, 0.84))],
+                             n_boot=int(boots.size))
 
 
 def extrapolate_inverse_N(N, value, stderr, order=1, power=1.0):
     """Weighted least-squares fit value(N) = sum_k c_k x^k, x = N^-power (k = 0..order); returns
-    dict with the N -> infinity limit c_0, its standard error (from the fit covariance, errors
-    taken as given), all coefficients, chi2 and degrees of freedom."""
+    dict (an :class:`InverseNFit`, which also follows the result protocol) with the N -> infinity
+    limit c_0, its standard error (from the fit covariance, errors taken as given), all
+    coefficients, chi2 and degrees of freedom."""
     N = np.asarray(N, dtype=float)
     y = np.asarray(value, dtype=float)
     s = np.asarray(stderr, dtype=float)
@@ -446,5 +530,5 @@ def extrapolate_inverse_N(N, value, stderr, order=1, power=1.0):
     cov = np.linalg.inv(Aw.T @ Aw)
     chi2 = float(np.sum((Aw @ coef - yw) ** 2))
     dof = int(N.size - order - 1)
-    return {"limit": float(coef[0]), "stderr": float(math.sqrt(cov[0, 0])), "coef": coef.tolist(),
-            "cov": cov.tolist(), "chi2": chi2, "dof": dof, "power": float(power)}
+    return InverseNFit(limit=float(coef[0]), stderr=float(math.sqrt(cov[0, 0])), coef=coef.tolist(),
+                       cov=cov.tolist(), chi2=chi2, dof=dof, power=float(power))

@@ -21,6 +21,7 @@ import numba
 import numpy as np
 
 from ..errors import check_int, check_odd_int, check_range
+from ._result import Simulation
 
 __all__ = ["tcm_output", "train_least_action", "storage_fraction", "StorageFraction"]
 
@@ -134,9 +135,15 @@ def train_least_action(xi, sigma, K, *, max_sweeps=2000, seed=0, margin=0.1):
     return W, bool(ok), int(sweeps)
 
 
-@dataclass(frozen=True)
-class StorageFraction:
-    """Fraction of random instances stored by least-action learning at each alpha."""
+@dataclass(frozen=True, repr=False)
+class StorageFraction(Simulation):
+    """Fraction of random instances stored by least-action learning at each alpha.
+
+    Protocol: the headline is ``fraction`` with ``error`` = ``stderr`` (binomial, one per
+    alpha); ``iterations`` = the instances trained (``n_instances`` per alpha); ``converged``
+    True (an instance not stored within ``max_sweeps`` is an outcome, counted in the
+    fraction); ``residual`` 0.0; ``ansatz`` ``"-"``.
+    """
     alpha: np.ndarray
     fraction: np.ndarray
     stderr: np.ndarray
@@ -144,6 +151,20 @@ class StorageFraction:
     N: int
     n_instances: int
     max_sweeps: int
+
+    headline = "fraction"
+    converged = True
+    residual = 0.0
+
+    @property
+    def error(self):
+        """The binomial standard error of ``fraction``."""
+        return self.stderr
+
+    @property
+    def iterations(self):
+        """The instances trained, over all alphas."""
+        return int(self.n_instances) * int(np.size(self.alpha))
 
 
 def storage_fraction(alpha, K=3, N=45, n_instances=40, *, max_sweeps=2000, restarts=1, seed=0,

@@ -1,5 +1,8 @@
 r"""Tree committee machine (TCM) training and version-space paths (thesis Secs. 3.2-3.3).
 
+The thesis: E. Tartaglione, "From Statistical Physics to Algorithms in Deep Neural Systems", PhD thesis,
+Politecnico di Torino, 2019.
+
 Model (thesis Eq. 3.2): K (odd) hidden units, unit j sees its own block xi_j of n = N/K
 inputs, hidden field ``h_j = w_j . xi_j / sqrt(n)``, output
 ``y = sign(sum_j sign(h_j))`` (majority vote).  Training and test *errors* are always
@@ -32,6 +35,7 @@ import sympy as sp
 from .. import symbolic as S
 from .._blas import single_thread_blas
 from ..errors import check_choice, check_int, check_odd_int, check_range
+from ._result import Simulation
 
 __all__ = ["TCMResult", "TCMPath", "tcm_instance", "tcm_errors", "tcm_loss", "tcm_hessian",
            "tcm_train", "tcm_path"]
@@ -194,11 +198,17 @@ def tcm_hessian(W, patterns, labels, K, lam=1.0):
 
 
 # --------------------------------------------------------------------------- training
-@dataclass(frozen=True)
-class TCMResult:
+@dataclass(frozen=True, repr=False)
+class TCMResult(Simulation):
     """Outcome of :func:`tcm_train`: ``weights`` (K, n), ``solved`` (zero errors of the sign
-    TCM), ``errors``, ``epochs``, ``history`` (per-epoch ``errors`` and ``loss`` of the
-    returned configuration), ``params``."""
+    TCM), ``errors`` (the headline, an exact count), ``epochs``, ``history`` (per-epoch
+    ``errors`` and ``loss`` of the returned configuration), ``params``, ``residual`` (max-norm of
+    the gradient of the surrogate loss at ``weights``).
+
+    Protocol: ``converged`` = ``solved`` (the stopping criterion, zero training errors, was met
+    within the epoch budget: a per-run outcome, not an exception); ``iterations`` = ``epochs``;
+    ``error`` 0.0; ``ansatz`` ``"-"``.
+    """
     method: str
     weights: np.ndarray
     solved: bool
@@ -206,6 +216,20 @@ class TCMResult:
     epochs: int
     history: dict = field(default_factory=dict)
     params: dict = field(default_factory=dict)
+    residual: float = 0.0
+
+    headline = "errors"
+    error = 0.0
+
+    @property
+    def converged(self):
+        """Zero training errors within the epoch budget (= ``solved``)."""
+        return bool(self.solved)
+
+    @property
+    def iterations(self):
+        """The epochs run."""
+        return int(self.epochs)
 
 
 def tcm_train(patterns, labels, K, *, method="gd", seed=None, eta=None, epochs=500, batch=None,
@@ -266,13 +290,16 @@ def tcm_train(patterns, labels, K, *, method="gd", seed=None, eta=None, epochs=5
         h_loss.append(_loss_grad(X3, y, Wc, lam)[0])
     params = {"seed": seed, "eta": eta, "epochs": epochs, "batch": batch, "workers": workers,
               "coupling": coupling, "lam": lam, "init_scale": init_scale, "K": K}
-    return TCMResult(method, centre(), err == 0, err, ep,
-                     {"errors": np.array(h_err, dtype=np.int64), "loss": np.array(h_loss)}, params)
+    Wc = centre()
+    grad = _loss_grad(X3, y, Wc, lam)[1]
+    return TCMResult(method, Wc, err == 0, err, ep,
+                     {"errors": np.array(h_err, dtype=np.int64), "loss": np.array(h_loss)}, params,
+                     float(np.max(np.abs(grad))))
 
 
 # --------------------------------------------------------------------------- paths
-@dataclass(frozen=True)
-class TCMPath:
+@dataclass(frozen=True, repr=False)
+class TCMPath(Simulation):
     """Errors along the straight line v(t) and the relaxed path Gamma(t) between two solutions.
 
     ``t_line`` with ``line_train_errors``/``line_test_errors`` (fractions) along v(t) (Eq. 3.14;
@@ -280,7 +307,14 @@ class TCMPath:
     ``t_path`` (progress ``1 - |W_b - W*| / |W_b - W_a|``) with ``path_train_errors``,
     ``path_test_errors``, ``path_loss``, ``path_norm`` along Gamma(t); ``hess_t`` and
     ``hess_eigenvalues`` (rows: ascending eigenvalues of the exact Hessian at those points);
-    ``reached`` (Gamma ended within ``tol`` of W_b), ``max_path_train_errors``.
+    ``reached`` (Gamma ended within ``tol`` of W_b), ``max_path_train_errors`` (the headline:
+    the largest training-error fraction along Gamma, 0 for a path inside the version space).
+
+    Protocol: ``converged`` = ``reached`` (a per-run outcome, not an exception);
+    ``iterations`` = ``steps``; ``stability`` = the Hessian eigenvalues of the surrogate loss
+    (ascending; positive = locally convex, a minimum) at the last point of Gamma where they
+    were computed (at W_b when ``reached`` and ``n_hessian >= 1``), None without Hessian points;
+    ``error`` 0.0 (exact error fractions); ``residual`` 0.0; ``ansatz`` ``"-"``.
     """
     t_line: np.ndarray
     line_train_errors: np.ndarray
@@ -295,6 +329,26 @@ class TCMPath:
     reached: bool
     steps: int
     params: dict = field(default_factory=dict)
+
+    headline = "max_path_train_errors"
+    error = 0.0
+    residual = 0.0
+
+    @property
+    def converged(self):
+        """Gamma(t) reached W_b (= ``reached``)."""
+        return bool(self.reached)
+
+    @property
+    def iterations(self):
+        """The elastic steps taken (= ``steps``)."""
+        return int(self.steps)
+
+    @property
+    def stability(self):
+        """Ascending Hessian eigenvalues at the last Hessian point of Gamma (None if there is none)."""
+        ev = np.asarray(self.hess_eigenvalues)
+        return ev[-1] if ev.ndim == 2 and ev.shape[0] else None
 
     @property
     def max_path_train_errors(self):

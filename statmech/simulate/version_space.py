@@ -1,6 +1,7 @@
 r"""Spherical teacher-student perceptron: uniform sampling of the version space by hit-and-run.
 
-Gibbs learning (thesis Sec. 2.2, zero-temperature Gibbs student): the student is drawn
+Gibbs learning (Tartaglione 2019, PhD thesis, Politecnico di Torino, Sec. 2.2.1;
+Engel & Van den Broeck 2001, ch. 2; zero-temperature Gibbs student): the student is drawn
 uniformly from the version space ``V = {w : |w|^2 = N, sigma_mu w . xi_mu > 0 for all mu}``
 where ``sigma_mu = sign(w_T . xi_mu)`` are the teacher's labels.  The theory
 (:func:`statmech.perceptron.spherical_teacher_student`) predicts the typical teacher-student
@@ -36,6 +37,7 @@ import numba
 import numpy as np
 
 from ..errors import ConvergenceError, check_int, check_range
+from ._result import Simulation
 from .finite_size import instance_rng, map_tasks
 
 __all__ = ["hit_and_run", "ChainDiagnostics", "sample_version_space", "VersionSpaceInstance",
@@ -217,10 +219,15 @@ class ChainDiagnostics:
     sweeps: int = 0
 
 
-@dataclass(frozen=True)
-class VersionSpaceInstance:
+@dataclass(frozen=True, repr=False)
+class VersionSpaceInstance(Simulation):
     """One instance: Gibbs averages ``R`` (teacher-student) and ``q`` (between chains),
-    their thermal standard errors, and the mixing diagnostics."""
+    their thermal standard errors, and the mixing diagnostics.
+
+    Protocol: the headline is ``R`` with ``error`` = ``R_err``; ``converged`` = the chains
+    passed the mixing test (``diagnostics.mixed``: a per-run outcome, not an exception);
+    ``iterations`` = the sweeps per chain; ``residual`` 0.0; ``ansatz`` ``"-"``.
+    """
     N: int
     P: int
     R: float
@@ -228,6 +235,24 @@ class VersionSpaceInstance:
     q: float
     q_err: float
     diagnostics: ChainDiagnostics
+
+    headline = "R"
+    residual = 0.0
+
+    @property
+    def converged(self):
+        """The chains mixed (``diagnostics.mixed``)."""
+        return bool(self.diagnostics.mixed)
+
+    @property
+    def error(self):
+        """The standard error of ``R``."""
+        return self.R_err
+
+    @property
+    def iterations(self):
+        """Sweeps per chain."""
+        return int(self.diagnostics.sweeps)
 
 
 def _prep(A):
@@ -313,11 +338,17 @@ def _ts_task(args):
                                 seed=int(rng.integers(2 ** 31)))
 
 
-@dataclass(frozen=True)
-class TeacherStudentSample:
+@dataclass(frozen=True, repr=False)
+class TeacherStudentSample(Simulation):
     """Quenched Gibbs-learning results at each ``alpha``: ``R``, ``R_err``, ``q``, ``q_err``,
     ``eps_g`` (= mean over instances of arccos(R_i)/pi) with ``eps_g_err``, the fraction of
-    instances whose chains mixed, and the per-instance results."""
+    instances whose chains mixed, and the per-instance results.
+
+    Protocol: the headline is ``eps_g`` with ``error`` = ``eps_g_err`` (one per alpha);
+    ``converged`` = every instance mixed (``mixed_fraction`` all 1: a per-run outcome unless
+    ``require_mixing=True`` turned it into an exception); ``iterations`` = the sweeps per chain,
+    summed over the instances; ``residual`` 0.0; ``ansatz`` ``"-"``.
+    """
     N: int
     alpha: np.ndarray
     R: np.ndarray
@@ -328,6 +359,24 @@ class TeacherStudentSample:
     eps_g_err: np.ndarray
     mixed_fraction: np.ndarray
     instances: tuple
+
+    headline = "eps_g"
+    residual = 0.0
+
+    @property
+    def converged(self):
+        """Every instance passed the mixing test."""
+        return bool(np.all(np.asarray(self.mixed_fraction) >= 1.0))
+
+    @property
+    def error(self):
+        """The standard error of ``eps_g`` (per alpha)."""
+        return self.eps_g_err
+
+    @property
+    def iterations(self):
+        """The sweeps per chain, summed over the instances."""
+        return int(sum(r.diagnostics.sweeps for group in self.instances for r in group))
 
 
 def spherical_teacher_student_sampling(N, alpha, n_instances=8, *, n_sweeps=1000, max_sweeps=None, n_chains=2,
