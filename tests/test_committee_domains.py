@@ -29,7 +29,7 @@ BAD = [
     (lambda: c.tcm_storage(1.0, 10 ** 7 + 1), ValueError, r"K must be <= 201"),
     (lambda: c.tcm_capacity(10 ** 11 + 1, "sign", "rs"), ValueError, r"K must be <= 10000000000"),
     (lambda: c.tcm_capacity(102, "relu", "rs"), ValueError, r"K must be <= 100"),
-    (lambda: c.tcm_capacity(8, "relu", "1rsb"), ValueError, r"K must be 2, 4, 6 or math.inf"),
+    (lambda: c.tcm_capacity(14, "relu", "1rsb"), ValueError, r"K must be 2, 4, 6, 8, 10, 12 or math.inf"),
     (lambda: c.tcm_at_line(203), ValueError, r"K must be <= 201"),
     (lambda: c.tcm_capacity_1rsb_rqmc(203), ValueError, r"K must be <= 201"),
     (lambda: c.tcm_capacity_1rsb_point(10 ** 7 + 1), ValueError, r"sign_capacity_large_K"),
