@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 
 from ..errors import check_choice
-from ..result import check_real
+from ..result import Estimate, check_real
 from ..saddle import SaddlePoint
 from ._common import ACTIVATIONS, ANSATZE, K_MAX_RELU_RS, K_MAX_RS_FORMULA, _check_K, _check_K_max
 from .large_k import _relu_inf_1rsb_point
-from .large_k_rsb import INF_ACTIVATIONS, _check_inf_ansatz, tcm_capacity_inf_point
+from .large_k_rsb import _check_inf_ansatz, tcm_capacity_inf_point
 from .relu_1rsb import RQMC_1RSB_KS, relu_capacity_1rsb_rqmc
 from .relu_k2 import _RELU2_LEVELS, _relu2_storage_one, _relu_storage, relu_capacity_1rsb_point
 from .relu_rs import _alpha_rs_relu
@@ -82,36 +82,52 @@ def tcm_capacity(K, activation="sign", ansatz="rs"):
     (ValueError naming the argument otherwise, TypeError for a non-string ansatz); ``K`` as in the
     table: finite K with erf, quadratic or an ansatz beyond 1rsb raises ValueError naming K.
     """
-    check_real("K", K, function="tcm_capacity")
-    check_choice("activation", activation, ACTIVATIONS + ("erf", "quadratic"))
-    ansatz = _check_inf_ansatz(ansatz, "tcm_capacity")
-    if activation in ("erf", "quadratic") or ansatz not in ANSATZE:
-        _check_inf(K, activation, ansatz)
-        return math.inf if activation == "sign" else float(tcm_capacity_inf_point(activation, ansatz).alpha_c)
-    k = _check_K(K, activation, "tcm_capacity")
-    if activation == "sign":
-        if ansatz == "rs":
+    K, activation, ansatz = _check_args(K, activation, ansatz, "tcm_capacity")
+    k = K if (isinstance(K, float) and K == math.inf) else _check_K(K, activation, "tcm_capacity")
+    if activation == "sign" and (ansatz == "rs" or k == math.inf):
+        if ansatz == "rs" and k != math.inf:
             _check_K_max(k, K_MAX_RS_FORMULA, "tcm_capacity", "the sign RS capacity (Eq. 3.5 quadrature)",
                          "alpha_c^RS = sqrt(72/pi) sqrt(K) (1 + O(K^-1/2)), rs_large_K_coefficient()")
-            return math.inf if k == math.inf else _alpha_rs_sign(k)
-        if k == math.inf:
-            return math.inf
-        return float(tcm_capacity_1rsb_point(k).alpha_c)
-    # relu
-    if ansatz == "rs":
+            return _alpha_rs_sign(k)
+        return math.inf
+    if activation == "relu" and ansatz == "rs":
         if k == math.inf:
             return 2.0 * math.pi / (math.pi - 1.0)
         _check_K_max(k, K_MAX_RELU_RS, "tcm_capacity", "the ReLU RS capacity (RQMC)",
                      "K = math.inf gives 2 pi/(pi - 1)")
-        return float(_alpha_rs_relu(k)[0])
+        a, se = _alpha_rs_relu(k)
+        return Estimate(a, se) if se else float(a)
+    r = _capacity_point(k, activation, ansatz, "tcm_capacity")
+    err = float(r.error) if r.error is not None else 0.0
+    return Estimate(r.alpha_c, err) if err else float(r.alpha_c)
+
+
+def _check_args(K, activation, ansatz, function):
+    check_real("K", K, function=function)
+    check_choice("activation", activation, ACTIVATIONS + ("erf", "quadratic"))
+    ansatz = _check_inf_ansatz(ansatz, function)
+    if activation in ("erf", "quadratic") or ansatz not in ANSATZE:
+        _check_inf(K, activation, ansatz)
+    return K, activation, ansatz
+
+
+def _capacity_point(k, activation, ansatz, function):
+    """The Result of the capacity (activation, ansatz) at K = k (checked), beyond the closed forms."""
+    if k == math.inf:
+        if activation == "sign":
+            raise ValueError(f"{function}: activation='sign' has infinite capacity at K = math.inf in every ansatz; "
+                             "use sign_capacity_large_K_point(K) for the large-K theory")
+        if activation == "relu" and ansatz == "1rsb" and function == "tcm_capacity":
+            return _relu_inf_1rsb_point()     # the effective perceptron (the same value as the lattice route)
+        return tcm_capacity_inf_point(activation, ansatz)
+    if activation == "sign":          # ansatz 1rsb (rs is handled by the callers)
+        return tcm_capacity_1rsb_point(k)
     if k == 2:
-        return float(relu_capacity_1rsb_point(2).alpha_c)
+        return relu_capacity_1rsb_point(2)
     if k in RQMC_1RSB_KS:
-        return float(relu_capacity_1rsb_rqmc(k).alpha_c)
-    if k != math.inf:
-        raise ValueError(f"tcm_capacity: K must be 2, 4, 6, 8, 10, 12 or math.inf for the ReLU 1RSB capacity (K >= 14 not "
-                         f"validated; alpha(q0, y) from relu_1rsb_alpha_rqmc), got {K!r}")
-    return float(_relu_inf_1rsb_point().alpha_c)
+        return relu_capacity_1rsb_rqmc(k)
+    raise ValueError(f"{function}: K must be 2, 4, 6, 8, 10, 12 or math.inf for the ReLU 1RSB capacity (K >= 14 not "
+                     f"validated; alpha(q0, y) from advanced.relu_1rsb_alpha_rqmc), got {k!r}")
 
 
 def _check_inf(K, activation, ansatz):
@@ -124,32 +140,30 @@ def _check_inf(K, activation, ansatz):
                      f"and relu only), got {K!r}")
 
 
-def tcm_capacity_point(K, activation="relu", ansatz="frsb"):
-    r"""SaddlePoint of the SAT/UNSAT point, with its validity flag.
+def tcm_capacity_point(K, activation="sign", ansatz="rs"):
+    r"""The capacity of :func:`tcm_capacity` as a :class:`statmech.SaddlePoint` (the Result protocol).
 
-    ``K = math.inf`` (:func:`tcm_capacity_inf_point`): activation relu, erf or quadratic, ansatz rs,
-    1rsb, 2rsb .. 6rsb or frsb.  Sign units at K = inf have infinite capacity: :func:`sign_capacity_large_K_point`
-    gives the large-K theory.  Finite K, ``ansatz="rs"`` (activation sign or relu; pass them, the
-    defaults are those of K = inf): the RS value with its replicon computed near capacity and
-    ``rs_stable`` (see ``_finite_capacity_point`` below).  Finite-K 1RSB points:
-    :func:`tcm_capacity_1rsb_point` (sign), :func:`relu_capacity_1rsb_point` (K = 2),
-    :func:`relu_capacity_1rsb_rqmc` (K = 4 ... 12).
+    Same arguments, defaults and domain as :func:`tcm_capacity` (sign units, RS); the headline is
+    ``alpha_c`` (``thermo["alpha_c"]``), ``error`` its numerical error estimate (quadrature or the
+    standard error of a randomized QMC), ``stability`` the eigenvalues of the Hessian of the
+    functional minimised (positive = a minimum) where the method computes one.
 
-    Domain: ``K`` a real number (TypeError otherwise): ``math.inf`` with activation relu, erf or
-    quadratic and any ansatz above (sign: ValueError, its K = inf capacity is infinite), or a
-    finite K valid for the activation (odd for sign, even for relu) with ``ansatz="rs"``; anything
-    else raises ValueError naming the argument.
+    * finite K, ``ansatz="rs"`` (sign or relu): the RS value with its replicon computed on the RS
+      branch near capacity and ``rs_stable`` (see ``_finite_capacity_point`` below);
+    * finite K, ``ansatz="1rsb"``: sign, any odd K <= 201 (:func:`advanced.tcm_capacity_1rsb_point`,
+      Eq. 1RSB.1); relu, K = 2 (:func:`advanced.relu_capacity_1rsb_point`) and K = 4 ... 12
+      (:func:`advanced.relu_capacity_1rsb_rqmc`);
+    * ``K = math.inf``: activation relu, erf or quadratic, any ansatz (:func:`advanced.tcm_capacity_inf_point`,
+      :func:`advanced.tcm_kstep_inf`); sign units at K = inf have infinite capacity (ValueError:
+      :func:`sign_capacity_large_K_point` gives the large-K theory).
+
+    ``tcm_capacity_point(3)`` is the sign RS capacity of K = 3 (4.0245...) with its replicon.
     """
-    check_real("K", K, function="tcm_capacity_point")
-    if not (isinstance(K, float) and K == math.inf) and activation in ACTIVATIONS and ansatz == "rs":
-        return _finite_capacity_point(K, activation)
-    check_choice("activation", activation, INF_ACTIVATIONS)
-    ansatz = _check_inf_ansatz(ansatz, "tcm_capacity_point")
-    _check_inf(K, activation, ansatz)
-    if activation == "sign":
-        raise ValueError("activation='sign' has infinite capacity at K = math.inf in every ansatz; "
-                         "use sign_capacity_large_K_point(K) for the large-K theory")
-    return tcm_capacity_inf_point(activation, ansatz)
+    K, activation, ansatz = _check_args(K, activation, ansatz, "tcm_capacity_point")
+    k = K if (isinstance(K, float) and K == math.inf) else _check_K(K, activation, "tcm_capacity_point")
+    if ansatz == "rs" and k != math.inf:
+        return _finite_capacity_point(k, activation)
+    return _capacity_point(k, activation, ansatz, "tcm_capacity_point")
 
 
 def tcm_storage(alpha, K, activation="sign", ansatz="rs", *, level=None, tol=1e-3, method=None, progress=True):
