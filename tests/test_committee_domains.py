@@ -31,9 +31,9 @@ BAD = [
     (lambda: c.tcm_capacity(102, "relu", "rs"), ValueError, r"K must be <= 100"),
     (lambda: c.tcm_capacity(14, "relu", "1rsb"), ValueError, r"K must be 2, 4, 6, 8, 10, 12 or math.inf"),
     (lambda: c.tcm_at_line(203), ValueError, r"K must be <= 201"),
-    (lambda: c.tcm_capacity_1rsb_rqmc(203), ValueError, r"K must be <= 201"),
-    (lambda: c.tcm_capacity_1rsb_point(10 ** 7 + 1), ValueError, r"sign_capacity_large_K"),
-    (lambda: c.relu_1rsb_alpha_rqmc(0.7, 10.0, 18), ValueError, r"K must be <= 16"),
+    (lambda: c.advanced.tcm_capacity_1rsb_rqmc(203), ValueError, r"K must be <= 201"),
+    (lambda: c.advanced.tcm_capacity_1rsb_point(10 ** 7 + 1), ValueError, r"sign_capacity_large_K"),
+    (lambda: c.advanced.relu_1rsb_alpha_rqmc(0.7, 10.0, 18), ValueError, r"K must be <= 16"),
     (lambda: c.tcm_capacity(-math.inf), ValueError, r"K must be a positive integer or math.inf"),
     (lambda: c.tcm_capacity(float("nan")), ValueError, r"K must be"),
     (lambda: c.tcm_capacity(3.5), ValueError, r"K must be an odd integer"),
@@ -43,19 +43,19 @@ BAD = [
     (lambda: c.tcm_storage([0.5, 4.5], 3), ValueError, r"alpha must be < alpha_c\^RS"),
     (lambda: c.tcm_storage(1.4, 2, "relu"), ValueError, r"alpha must be < alpha_c\^RS\(K=2, relu\) = 4/3"),
     (lambda: c.tcm_storage(float("nan"), 3), ValueError, r"alpha"),
-    (lambda: c.sign_flip_cost([1.0, 2.0]), ValueError, r"odd length"),
-    (lambda: c.sign_flip_cost([np.nan, 1.0, 2.0]), ValueError, r"finite"),
-    (lambda: c.sign_flip_cost([[1.0, 2.0, 3.0]]), ValueError, r"1-d"),
-    (lambda: c.relu_flip_cost([np.inf, 1.0]), ValueError, r"finite"),
+    (lambda: c.advanced.sign_flip_cost([1.0, 2.0]), ValueError, r"odd length"),
+    (lambda: c.advanced.sign_flip_cost([np.nan, 1.0, 2.0]), ValueError, r"finite"),
+    (lambda: c.advanced.sign_flip_cost([[1.0, 2.0, 3.0]]), ValueError, r"1-d"),
+    (lambda: c.advanced.relu_flip_cost([np.inf, 1.0]), ValueError, r"finite"),
     (lambda: c.tcm_capacity("3"), TypeError, r"K must be a real number"),
     (lambda: c.tcm_capacity(None), TypeError, r"K must be a real number"),
     (lambda: c.tcm_capacity(True), TypeError, r"K must be a real number"),
     (lambda: c.tcm_storage("1", 3), TypeError, r"alpha must be a real number"),
     (lambda: c.tcm_storage(None, 3), TypeError, r"alpha"),
-    (lambda: c.monasson_zecchina("3"), TypeError, r"K must be a real number"),
-    (lambda: c.relu_kernel_Q("a"), TypeError, r"q must be a real number"),
-    (lambda: c.relu_flip_cost(None), TypeError, r"t must be"),
-    (lambda: c.tcm_1rsb_large_K("x"), TypeError, r"K must be a real number"),
+    (lambda: c.advanced.monasson_zecchina("3"), TypeError, r"K must be a real number"),
+    (lambda: c.advanced.relu_kernel_Q("a"), TypeError, r"q must be a real number"),
+    (lambda: c.advanced.relu_flip_cost(None), TypeError, r"t must be"),
+    (lambda: c.advanced.tcm_1rsb_large_K("x"), TypeError, r"K must be a real number"),
 ]
 
 
@@ -71,7 +71,7 @@ def test_inside_the_domain_still_answers():
     assert c.tcm_capacity(10 ** 7 + 1, "sign", "rs") == pytest.approx(4.787307 * math.sqrt(10 ** 7 + 1), rel=1e-3)
     assert c.tcm_capacity(5.0) == pytest.approx(5.768750901258, rel=1e-12)      # an integral float is an integer
     assert c.tcm_capacity(math.inf, "sign", "1rsb") == math.inf
-    assert c.sign_flip_cost([-0.5, -1.0, 2.0]) == pytest.approx(0.25, abs=0)
+    assert c.advanced.sign_flip_cost([-0.5, -1.0, 2.0]) == pytest.approx(0.25, abs=0)
 
 
 # --------------------------------------------------------------------------- Hessians symmetric by construction
@@ -118,7 +118,7 @@ import os, time, json
 t0 = time.perf_counter()
 from statmech import committee as c
 t1 = time.perf_counter()
-r = c.tcm_capacity_1rsb_rqmc(3, log2_points=6, reps=2, seed=int(os.environ["TCM_TEST_SEED"]), progress=False)
+r = c.advanced.tcm_capacity_1rsb_rqmc(3, log2_points=6, reps=2, seed=int(os.environ["TCM_TEST_SEED"]), progress=False)
 t2 = time.perf_counter()
 print(json.dumps({"alpha": r.alpha_c, "stderr": r.extra["stderr"], "import": t1 - t0, "call": t2 - t1}))
 """

@@ -14,7 +14,7 @@ import pytest
 from scipy.special import log_ndtr
 
 from statmech.committee import sign_1rsb, sign_1rsb_branch, sign_1rsb_finite, sign_2rsb
-from statmech.committee import TCMRSBPoint, tcm_1rsb_branch, tcm_1rsb_point
+from statmech.committee.advanced import TCMRSBPoint, tcm_1rsb_branch, tcm_1rsb_point
 
 F = sign_1rsb_finite
 

@@ -57,7 +57,7 @@ def largeK_row(K, reps=8):
 
     from .. import committee as cm
     t0 = time.perf_counter()
-    r = cm.tcm_capacity_1rsb_rqmc(int(K), reps=int(reps))
+    r = cm.advanced.tcm_capacity_1rsb_rqmc(int(K), reps=int(reps))
     return {"K": int(K), "alpha_c": float(r.alpha_c), "stderr": float(r.extra["stderr"]), "q0": float(r.q0),
             "y": float(r.y), "alpha_c_sets": r.extra["alpha_c_sets"], "n_sets": len(r.extra["alpha_c_sets"]),
             "points": int(r.extra["points"]), "seconds": time.perf_counter() - t0}
@@ -69,7 +69,7 @@ def relu_row(K):
     from .. import committee as cm
     if int(K) == 2:
         return {"K": 2, "alpha_c": float(cm.tcm_capacity(2, "relu", "1rsb")), "stderr": 0.0}
-    r = cm.relu_capacity_1rsb_rqmc(int(K), progress=False)
+    r = cm.advanced.relu_capacity_1rsb_rqmc(int(K), progress=False)
     return {"K": int(K), "alpha_c": float(r.alpha_c), "stderr": float(r.extra.get("stderr", 0.0))}
 
 
@@ -103,15 +103,15 @@ def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.
     fig, ax = plt.subplots(1, 3, figsize=(16, 4.6))
     Ks = np.arange(1, 26, 2)
     rs = np.array([cm.tcm_capacity(int(k)) for k in Ks])
-    c = cm.rs_large_K_coefficient()
+    c = cm.advanced.rs_large_K_coefficient()
     ax[0].plot(Ks, rs, "o-", ms=3, label="sign, RS (Eq. 3.5)")
     ax[0].plot(Ks, c * np.sqrt(Ks), "--", lw=1, label=r"$\sqrt{72/\pi}\,\sqrt{K}$")
     sel = K1 <= 25
     ax[0].errorbar(np.r_[1, K1[sel]], np.r_[2.0, a1[sel]], np.r_[0.0, e1[sel]], fmt="s-", ms=3, color="C3",
                    label="sign, 1RSB")
     Kl = np.linspace(3, 25, 100)
-    ax[0].plot(Kl, cm.monasson_zecchina(Kl), ":", color="C3", label=r"$(16/\pi)\sqrt{\ln K}$ (MZ)")
-    ax[0].plot(Kl, cm.one_rsb_large_K_coefficient() * np.sqrt(np.log(Kl)), "-.", lw=1, color="C3",
+    ax[0].plot(Kl, cm.advanced.monasson_zecchina(Kl), ":", color="C3", label=r"$(16/\pi)\sqrt{\ln K}$ (MZ)")
+    ax[0].plot(Kl, cm.advanced.one_rsb_large_K_coefficient() * np.sqrt(np.log(Kl)), "-.", lw=1, color="C3",
                label=r"$(8/\pi)\sqrt{\ln K}$ (1RSB, $K\to\infty$)")
     Kr = [2, 4, 6, 8]
     ax[0].plot(Kr, [cm.tcm_capacity(k, "relu") for k in Kr], "^-", color="C2", label="ReLU, RS")
@@ -138,7 +138,7 @@ def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.
     lc = np.array(lnK_curve)
     cont, start = [], None
     for x in lc:  # along the curve, each minimum started from the previous one
-        r = cm.tcm_1rsb_large_K(ln_K=float(x), start=start)
+        r = cm.advanced.tcm_1rsb_large_K(ln_K=float(x), start=start)
         cont.append(r.ratio)
         start = (r.q0, r.y_hat)
     cont = np.array(cont)
