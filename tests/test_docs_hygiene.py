@@ -24,7 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PENDING = {
     "README.md",
     "benchmarks/bench_scm.py",
-    "docs/committee.md",
     "docs/franz_parisi.md",
     "docs/rsb.md",
     "docs/scm.md",
