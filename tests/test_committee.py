@@ -481,3 +481,35 @@ def test_1rsb_rqmc_matches_multiset_K5_and_grows_slower_than_rs():
     assert abs(r5.alpha_c - 3.6193) < 4 * r5.extra["stderr"] + 2e-4
     r9 = cm.advanced.tcm_capacity_1rsb_rqmc(9, log2_points=9)
     assert r5.alpha_c < r9.alpha_c < cm.tcm_capacity(9)
+
+
+def test_eq_3_5_needs_no_incomplete_beta():
+    """Eq. 3.5 is integrated in the swapped order (Beta density against P(chi2_3 <= tau^2)/2): at small
+    K it equals the incomplete-beta form (exact there in every scipy), at K = 10^6 + 1 the same
+    integral in 30-digit mpmath (scipy < 1.12's betainc is wrong by ~1e-9 relative there)."""
+    import mpmath as mp
+    from scipy import special
+
+    from statmech import gaussian as gs
+    from statmech.committee.sign_rs import _alpha_rs_sign, _log_gamma_ratio_half
+    for K in (3, 25, 101):
+        z, w = gs.piecewise_nodes([0.0, 1.0, 2.0], 7)
+        m = z > 0
+        inv = K * float(np.sum(w[m] * z[m] ** 2 * special.betainc(0.5 * (K - 1), 0.5 * (K + 1), gs.H(z[m]))))
+        assert _alpha_rs_sign(K) == pytest.approx(1.0 / inv, rel=1e-13)
+    for a in (20.0, 37.5, 5e5):
+        with mp.workdps(40):     # two log-gammas of size a ln a cancel: 40 digits leave 30
+            ref = mp.loggamma(mp.mpf(a) + mp.mpf(1) / 2) - mp.loggamma(mp.mpf(a))
+        assert _log_gamma_ratio_half(a) == pytest.approx(float(ref), rel=1e-15)
+    K = 10 ** 6 + 1
+    with mp.workdps(30):
+        a, b = mp.mpf(K - 1) / 2, mp.mpf(K + 1) / 2
+        lnB = mp.log(mp.beta(a, b))
+
+        def f(t):
+            u = mp.erfc(t / mp.sqrt(2)) / 2
+            return mp.npdf(t) * mp.exp((a - 1) * mp.log(u) + (b - 1) * mp.log(1 - u) - lnB) * mp.gammainc(
+                mp.mpf(3) / 2, 0, t * t / 2, regularized=True) / 2
+        s = 1 / mp.sqrt(K)
+        ref = 1 / (K * mp.quad(f, [0, s / 2, s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 1]))
+    assert _alpha_rs_sign(K) == pytest.approx(float(ref), rel=1e-12)

@@ -1,7 +1,9 @@
 r"""Sign tree committee machine, replica-symmetric theory (Eqs. RS.1--RS.4 and thesis Eq. 3.5).
 
 * capacity: ``_alpha_rs_sign(K)`` -- thesis Eq. 3.5, 1/alpha_c = K int_0^inf Dt t^2
-  I_{H(t)}((K-1)/2, (K+1)/2), on a tanh--sinh rule (two levels as the error check);
+  I_{H(t)}((K-1)/2, (K+1)/2), integrated in the swapped order (a Beta density against
+  P(chi2_3 <= tau^2), no incomplete beta function) on a tanh--sinh rule (two levels as the
+  error check);
 * RS saddle point at finite alpha (the sign branch of :func:`statmech.committee.tcm_storage`,
   ``_sign_storage``): root of Eq. RS.2 in q, entropy (RS.1), replicon (RS.3) and a quadrature
   error estimate;
@@ -33,21 +35,58 @@ __all__ = ["tcm_at_line", "tcm_at_line_point"]
 
 
 # --------------------------------------------------------------------------- capacity (Eq. 3.5)
+_LN_GAMMA_HALF = 0.5 * math.log(math.pi)
+
+
+def _log_gamma_ratio_half(a):
+    """ln Gamma(a + 1/2) - ln Gamma(a), accurate to rounding for every a >= 1.
+
+    For a >= 20 by its asymptotic series, 1/2 ln a + sum_n (-1)^n (2^(1-n) - 2) B_n / (n (n-1) a^(n-1))
+    (Bernoulli numbers B_n, n = 2 ... 10; the first omitted term is below 1e-16 relative at a = 20),
+    so that no two log-gammas of size a ln a cancel (``betaln(0.5, 5e5)`` of scipy is off by 2e-10)."""
+    if a < 20.0:
+        return math.lgamma(a + 0.5) - math.lgamma(a)
+    ia = 1.0 / a
+    i2 = ia * ia
+    return 0.5 * math.log(a) + ia * (-1.0 / 8.0 + i2 * (1.0 / 192.0 + i2 * (-1.0 / 640.0 + i2 * (
+        17.0 / 14336.0 - i2 * 31.0 / 18432.0))))
+
+
 def _inv_alpha_rs_sign(K, level=5):
-    """K int_0^inf Dt t^2 P(Bin(K-1, 1-H(t)) <= (K-1)/2)  (thesis Eq. 3.5)."""
+    """1/alpha_c^RS of thesis Eq. 3.5, K int_0^inf Dt t^2 I_{H(t)}((K-1)/2, (K+1)/2), in the swapped order.
+
+    With I_x(a, b) = int_0^x f_{a,b}(u) du (f the Beta(a, b) density) and u = H(tau):
+
+        1/alpha_c = K int_0^inf Dtau f_{a,b}(H(tau)) J(tau),   J(tau) = int_0^tau Dt t^2 = P(chi2_3 <= tau^2)/2,
+
+    a = (K-1)/2, b = (K+1)/2.  No incomplete beta function is needed: ``scipy.special.betainc``
+    before scipy 1.12 (cephes) is wrong by ~1e-9 relative at a, b ~ 5e5 (K = 10^6 + 1), which
+    made the two quadrature levels disagree.  ln f is written without cancellation:
+    with e = erf(tau/sqrt 2), H = (1 - e)/2, ln f = (a-1) ln(1 - e^2) + ln(1 + e) + ln 2
+    - ln B(1/2, a) (duplication formula B(a, a+1) = 2^(1-2a) B(1/2, a)/2), every term O(1)
+    for tau ~ K^(-1/2), and ln B(1/2, a) from :func:`_log_gamma_ratio_half`.  The tanh--sinh
+    pieces break at 0, s/2, s, 2s, ..., 32s (s = K^(-1/2), the width of the Beta density in tau).
+    """
     if K == 1:
         return 0.5
+    a = 0.5 * (K - 1)
     s = 1.0 / math.sqrt(K)
-    z, w = gs.piecewise_nodes([0.0, 0.5 * s, s, 2 * s, 4 * s, 8 * s], level)
+    z, w = gs.piecewise_nodes([0.0, 0.5 * s, s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s], level)
     m = z > 0
-    t = z[m]
-    F = special.betainc(0.5 * (K - 1), 0.5 * (K + 1), gs.H(t))
-    return K * float(np.sum(w[m] * t * t * F))
+    t, w = z[m], w[m]
+    e = special.erf(t / math.sqrt(2.0))
+    small = e < 0.5
+    l_minus = np.where(small, 0.0, math.log(2.0) + gs.log_H(t))        # ln(1 - e) where e >= 1/2
+    l_plus = np.log1p(e)
+    l_prod = np.where(small, np.log1p(-np.where(small, e, 0.0) ** 2), l_minus + l_plus)   # ln(1 - e^2)
+    log_f = (a - 1.0) * l_prod + l_plus + math.log(2.0) - (_LN_GAMMA_HALF - _log_gamma_ratio_half(a))
+    J = 0.5 * special.gammainc(1.5, 0.5 * t * t)
+    return K * float(np.sum(w * np.exp(log_f) * J))
 
 
 @lru_cache(maxsize=256)
 def _alpha_rs_sign(K):
-    # tanh-sinh levels 4 and 5 agree to ~1e-15 for K = 3 ... 1e6 (levels 4-7 checked)
+    # tanh-sinh levels 4 and 5 agree to rounding for K = 3 ... 1e10 + 1, with any scipy >= 1.11
     v4 = 1.0 / _inv_alpha_rs_sign(K, 4)
     v5 = 1.0 / _inv_alpha_rs_sign(K, 5)
     if abs(v5 - v4) > 1e-12 * v5:
