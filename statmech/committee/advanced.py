@@ -9,7 +9,7 @@ This namespace holds the pieces those questions are built from, for those who st
 * sign 1RSB at capacity: :func:`tcm_capacity_1rsb_point` (multiset rule or RQMC by K) and
   :func:`tcm_capacity_1rsb_rqmc` (the RQMC search itself);
 * sign 1RSB at finite alpha and its approach to capacity: :func:`tcm_1rsb_point` ->
-  :class:`TCMRSBPoint`, :func:`tcm_1rsb_branch` -> :class:`TCM1RSBBranch`;
+  :class:`TCMRSBPoint` (quadrature :class:`Rule`), :func:`tcm_1rsb_branch` -> :class:`TCM1RSBBranch`;
 * sign 2RSB at capacity, K = 3: :func:`tcm_2rsb_alpha` (R of Eq. 2RSB.1) and
   :func:`tcm_2rsb_search` -> :class:`TCM2RSBResult`;
 * ReLU: :func:`relu_capacity_1rsb_point` (K = 2), :func:`relu_capacity_1rsb_rqmc` (K = 4 ... 12),
@@ -35,10 +35,10 @@ from .relu_large_K import relu_large_K_correction, relu_large_K_fit
 from .relu_rs import relu_rs_capacity_error
 from .sign_1rsb import tcm_capacity_1rsb_point, tcm_capacity_1rsb_rqmc
 from .sign_1rsb_branch import TCM1RSBBranch, tcm_1rsb_branch
-from .sign_1rsb_finite import TCMRSBPoint, tcm_1rsb_point
+from .sign_1rsb_finite import Rule, TCMRSBPoint, tcm_1rsb_point
 from .sign_2rsb import TCM2RSBResult, tcm_2rsb_alpha, tcm_2rsb_search
 
-__all__ = ["tcm_capacity_1rsb_point", "tcm_capacity_1rsb_rqmc", "TCMRSBPoint", "tcm_1rsb_point", "TCM1RSBBranch",
+__all__ = ["tcm_capacity_1rsb_point", "tcm_capacity_1rsb_rqmc", "TCMRSBPoint", "tcm_1rsb_point", "Rule", "TCM1RSBBranch",
            "tcm_1rsb_branch", "TCM2RSBResult", "tcm_2rsb_alpha", "tcm_2rsb_search", "relu_capacity_1rsb_point",
            "relu_capacity_1rsb_rqmc", "relu_1rsb_alpha_rqmc", "relu_at_line", "relu_rs_capacity_error",
            "relu_large_K_correction", "relu_large_K_fit", "tcm_capacity_inf_point", "tcm_kstep_inf",
