@@ -25,8 +25,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # --------------------------------------------------------------------------- domains
 BAD = [
-    (lambda: c.tcm_capacity(10 ** 7 + 1, "sign", "1rsb"), ValueError, r"K must be <= 201"),
-    (lambda: c.tcm_storage(1.0, 10 ** 7 + 1), ValueError, r"K must be <= 201"),
+    (lambda: c.tcm_capacity(10 ** 7 + 1, "sign", "1rsb"), ValueError, r"^tcm_capacity: K must be <= 201"),
+    (lambda: c.tcm_storage(1.0, 10 ** 7 + 1), ValueError, r"^tcm_storage: K must be <= 201"),
     (lambda: c.tcm_capacity(10 ** 11 + 1, "sign", "rs"), ValueError, r"K must be <= 10000000000"),
     (lambda: c.tcm_capacity(102, "relu", "rs"), ValueError, r"K must be <= 100"),
     (lambda: c.tcm_capacity(14, "relu", "1rsb"), ValueError, r"K must be 2, 4, 6, 8, 10, 12 or math.inf"),

@@ -11,7 +11,7 @@ import math
 from ..errors import check_choice
 from ..result import Estimate, check_real
 from ..saddle import SaddlePoint
-from ._common import ACTIVATIONS, ANSATZE, K_MAX_RELU_RS, K_MAX_RS_FORMULA, _check_K, _check_K_max
+from ._common import ACTIVATIONS, ANSATZE, K_MAX_RELU_RS, K_MAX_RQMC, K_MAX_RS_FORMULA, _check_K, _check_K_max
 from .large_k import _relu_inf_1rsb_point
 from .large_k_rsb import _check_inf_ansatz, tcm_capacity_inf_point
 from .relu_1rsb import RQMC_1RSB_KS, relu_capacity_1rsb_rqmc
@@ -121,6 +121,8 @@ def _capacity_point(k, activation, ansatz, function):
             return _relu_inf_1rsb_point()     # the effective perceptron (the same value as the lattice route)
         return tcm_capacity_inf_point(activation, ansatz)
     if activation == "sign":          # ansatz 1rsb (rs is handled by the callers)
+        _check_K_max(k, K_MAX_RQMC, function, "the finite-K sign 1RSB capacity (RQMC)",
+                     "for larger K use sign_capacity_large_K(K, '1rsb') or advanced.tcm_1rsb_large_K(K)")
         return tcm_capacity_1rsb_point(k)
     if k == 2:
         return relu_capacity_1rsb_point(2)
