@@ -242,3 +242,42 @@ def test_K5_branch_point_near_capacity_follows_the_frozen_expansion():
     assert p.q0 == pytest.approx(ce["q0"], abs=0.01) and p.m / eps == pytest.approx(ce["y"], rel=0.15)
     rem = p.alpha - (ce["alpha_c"] + ce["slope"] * eps)
     assert 0.0 < rem < 1500 * eps ** 1.5
+    # the first point of the documented branch (docs/committee.md, "K = 5, 1RSB at finite alpha"; RQMC
+    # point sets fixed by their seeds, so the same solve reproduces it to the solver tolerance)
+    assert p.alpha == pytest.approx(3.5998549, abs=2e-6)
+
+
+def test_K5_branch_extrapolation_agrees_with_the_frozen_capacity():
+    """The documented K = 5 branch (one run of tcm_1rsb_branch(5), default rule, outer n = 8) extrapolated
+    by Eq. F.8 with the branch code's fits: within its error of the frozen capacity on the same outer
+    rule (3.6210536), and the fitted free slope within 1 % of the frozen -alpha_c A/S = -80.22 for the
+    four smallest eps."""
+    from statmech.committee.sign_1rsb_branch import _branch_fits
+    eps = np.array([3.125e-4, 6.25e-4, 1.25e-3, 2.5e-3, 5e-3, 1e-2])
+    alpha = np.array([3.5998548530, 3.5815938437, 3.5495190812, 3.4955925693, 3.4095235658, 3.2807448791])
+    fits = _branch_fits(eps, alpha, -80.21765992246834)
+    vals = np.array([f["alpha_c"] for f in fits.values()])
+    err = 0.5 * np.ptp(vals) + 9.2e-5
+    assert abs(vals.mean() - 3.6210536) < err < 1e-3
+    assert fits["free slope, 4 smallest"]["c1"] == pytest.approx(-80.22, rel=0.01)
+
+
+@pytest.mark.slow
+def test_2rsb_minimum_at_K3_is_stationary_and_interior():
+    """The documented 2RSB minimum on the (n_outer, n_middle) = (6, 48) rules (default start of
+    tcm_2rsb_search): R = 3.1335922, gradient below 1e-5 in the mapped coordinates, positive
+    curvature along every coordinate, 0.0104 below the 1RSB capacity on the same outer rule."""
+    p = sign_2rsb._tomap(*sign_2rsb._2RSB_START)
+    R = lambda x: sign_2rsb.tcm_2rsb_alpha(*sign_2rsb._unmap(x), n_outer=6, n_middle=48)
+    r0 = R(p)
+    assert r0 == pytest.approx(3.1335922, abs=1e-6)
+    h = 1e-3
+    for i in range(4):
+        e = np.zeros(4)
+        e[i] = h
+        fp, fm = R(p + e), R(p - e)
+        assert abs(fp - fm) / (2 * h) < 1e-5
+        assert (fp - 2 * r0 + fm) / h ** 2 > 0
+    info, _, _, _ = sign_1rsb._capacity_1rsb_cached(3, 6, 5)
+    a1 = sign_1rsb._alpha_of(3, 1 / (1 + math.exp(-info.x[0])), math.exp(info.x[1]), 6, 5)
+    assert r0 - a1 == pytest.approx(-0.010415, abs=2e-5)
