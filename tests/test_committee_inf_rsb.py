@@ -234,7 +234,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="sign"):
         cm.tcm_capacity_point(math.inf, "sign", "1rsb")
     with pytest.raises(ValueError, match="K"):
-        cm.tcm_capacity_point(4, "relu", "1rsb")
+        cm.tcm_capacity_point(14, "relu", "1rsb")
     with pytest.raises(ValueError, match="activation"):
         cm.advanced.tcm_capacity_inf_point("tanh")
     with pytest.raises(ValueError, match="ansatz"):

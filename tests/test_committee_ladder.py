@@ -309,7 +309,7 @@ def test_ladder_command(capsys):
     from statmech.cli import main
     assert main(["committee", "ladder", "--activation", "quadratic", "--kmax", "2", "--Ks", "2", "4", "--check",
                  "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
+    rows = json.loads(capsys.readouterr().out)["results"]     # the one schema of emit_results: a list of records
     assert [r["ansatz"] for r in rows] == ["rs", "1rsb", "2rsb", "frsb"]
     assert [r["alpha_c"] for r in rows[:3]] == pytest.approx(LADDER["quadratic"][:3], rel=1e-11)
     assert rows[2]["relative_drop"] == pytest.approx(1 - LADDER["quadratic"][2] / LADDER["quadratic"][1], rel=1e-9)
