@@ -381,6 +381,7 @@ EXEMPT = {
     "continuation.SpecialPoint": "result class", "continuation.CoexistencePoint": "result class",
     "continuation.Analysis": "result class", "continuation.Curve": "result class",
     "committee.advanced": "the namespace module of the method-specific entry points (its names have cases)",
+    "committee.advanced.Rule": "a quadrature rule (an input of committee.advanced.tcm_1rsb_point)",
     "committee.advanced.TCMRSBPoint": "result class", "committee.advanced.TCM2RSBResult": "result class",
     "committee.advanced.TCM1RSBBranch": "result class",
     "committee.advanced.tcm_1rsb_branch": "traces committee.tcm_1rsb_point (covered) at five or six q1: tens of minutes",
