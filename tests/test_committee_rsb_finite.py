@@ -281,3 +281,17 @@ def test_2rsb_minimum_at_K3_is_stationary_and_interior():
     info, _, _, _ = sign_1rsb._capacity_1rsb_cached(3, 6, 5)
     a1 = sign_1rsb._alpha_of(3, 1 / (1 + math.exp(-info.x[0])), math.exp(info.x[1]), 6, 5)
     assert r0 - a1 == pytest.approx(-0.010415, abs=2e-5)
+
+
+def test_K7_branch_extrapolation_agrees_with_the_frozen_capacity():
+    """The documented K = 7 branch (one run of tcm_1rsb_branch(7, eps=4 smallest), outer n = 7): the fits of
+    Eq. F.8 lie within their error of the frozen capacity on the same outer rule (3.9066913), and within
+    the combined error of the RQMC capacity 3.9077 +- 0.0018."""
+    from statmech.committee.sign_1rsb_branch import _branch_fits
+    eps = np.array([3.125e-4, 6.25e-4, 1.25e-3, 2.5e-3])
+    alpha = np.array([3.87431863825, 3.84755792709, 3.80201371531, 3.72832690945])
+    fits = _branch_fits(eps, alpha, -128.98973425428423)
+    vals = np.array([f["alpha_c"] for f in fits.values()])
+    err = 0.5 * np.ptp(vals) + 1.15e-4
+    assert abs(vals.mean() - 3.9066913) < err < 1e-3
+    assert abs(vals.mean() - 3.9077) < err + 0.0018
