@@ -20,7 +20,8 @@ from statmech.result import PROTOCOL, REPR_LIMIT, Result
 # the API modules whose names are classified here (the others follow as they join the protocol)
 MODULES = ["statmech.perceptron", "statmech.perceptron.advanced", "statmech.rsb", "statmech.activations",
            "statmech.continuation", "statmech.simulate", "statmech.scm", "statmech.scm.advanced",
-           "statmech.glm", "statmech.glm.advanced", "statmech.franz_parisi"]
+           "statmech.glm", "statmech.glm.advanced", "statmech.franz_parisi", "statmech.committee",
+           "statmech.committee.advanced"]
 
 P = "statmech.perceptron."
 SAMPLES = {
@@ -69,6 +70,39 @@ SAMPLES.update({
     M_ + "online_plateau": lambda m: m.online_plateau(2, 2, "erf", 0.5),
     M_ + "online_asymptotics": lambda m: m.online_asymptotics(2, 2, "erf"),
 })
+
+# ---- statmech.committee: cheap calls (the K = 3 sign results and the K = inf closed forms)
+CM = "statmech.committee."
+CA = CM + "advanced."
+
+
+def _cheap_1rsb_rule(m):
+    return m.Rule(inner=("sorted", 4, 2, 1), outer=("gh", 6))
+
+
+SAMPLES.update({
+    CM + "tcm_capacity_point": lambda m: m.tcm_capacity_point(3),
+    CM + "tcm_storage": lambda m: m.tcm_storage(1.0, 3),
+    CM + "tcm_at_line_point": lambda m: m.tcm_at_line_point(1),
+    CM + "sign_capacity_large_K_point": lambda m: m.sign_capacity_large_K_point(1e3, ansatz="1rsb"),
+    CA + "tcm_capacity_1rsb_point": lambda m: m.tcm_capacity_1rsb_point(3, progress=False),
+    CA + "tcm_capacity_1rsb_rqmc": lambda m: m.tcm_capacity_1rsb_rqmc(7, log2_points=6, reps=2, progress=False),
+    CA + "relu_capacity_1rsb_point": lambda m: m.relu_capacity_1rsb_point(2),
+    CA + "relu_capacity_1rsb_rqmc": lambda m: m.relu_capacity_1rsb_rqmc(4, progress=False),
+    CA + "relu_large_K_correction": lambda m: m.relu_large_K_correction("rs"),
+    CA + "relu_large_K_fit": lambda m: m.relu_large_K_fit([8, 10, 12, 16, 24], [2.8746, 2.8934, 2.8984, 2.9016, 2.9060],
+                                                          [2e-3] * 5, "rs"),
+    CA + "tcm_capacity_inf_point": lambda m: m.tcm_capacity_inf_point("relu", "rs"),
+    CA + "tcm_kstep_inf": lambda m: m.tcm_kstep_inf("relu", 1),
+    CA + "tcm_1rsb_large_K": lambda m: m.tcm_1rsb_large_K(1e3),
+    CA + "tcm_1rsb_point": lambda m: m.tcm_1rsb_point(3, 0.99, rule=_cheap_1rsb_rule(m), check=False, progress=False),
+    CA + "tcm_1rsb_branch": lambda m: m.tcm_1rsb_branch(3, (0.01, 0.02, 0.04, 0.08), rule=_cheap_1rsb_rule(m),
+                                                        progress=False),
+    CA + "tcm_2rsb_search": lambda m: m.tcm_2rsb_search(n_outer=6, n_middle=24, checks=False, progress=False),
+})
+#: samples that take a minute or more (RQMC searches, finite-alpha 1RSB solves): in the slow suite
+SLOW_SAMPLES = {CA + "relu_capacity_1rsb_rqmc", CA + "tcm_1rsb_point", CA + "tcm_1rsb_branch",
+                CA + "tcm_2rsb_search"}
 
 
 def _fold_problem(m):
@@ -284,6 +318,18 @@ _SIM_CLASSES = ("AlgorithmResult", "CapacityEstimate", "SuccessRate", "BinarySto
                 "VersionSpaceInstance")
 NOT_SOLVERS[FP + "binary_entropy_free"] = "a closed form (the alpha = 0 curve, numbers)"
 NOT_SOLVERS.update({S + n: "a result class (sampled through the function that returns it)" for n in _SIM_CLASSES})
+NOT_SOLVERS.update({
+    CM + "tcm_capacity": _FLOAT, CM + "tcm_at_line": _FLOAT, CM + "sign_capacity_large_K": _FLOAT,
+    **{CA + n: "a result class (sampled through the function that returns it)"
+       for n in ("TCMRSBPoint", "TCM1RSBBranch", "TCM2RSBResult")},
+    CA + "Rule": "a quadrature rule (an input of tcm_1rsb_point)",
+    CA + "tcm_2rsb_alpha": _FUNCTIONAL, CA + "relu_1rsb_alpha_rqmc": _FUNCTIONAL + " with its RQMC error",
+    CA + "tcm_output_kernel": _FUNCTIONAL, CA + "relu_kernel_Q": _FUNCTIONAL,
+    CA + "sign_flip_cost": _FUNCTIONAL, CA + "relu_flip_cost": _FUNCTIONAL,
+    CA + "relu_at_line": "a closed form (a number: 4/3)", CA + "relu_rs_capacity_error": "an error estimate (a number)",
+    CA + "rs_large_K_coefficient": "a closed form (a number)", CA + "one_rsb_large_K_coefficient": "a closed form (a number)",
+    CA + "monasson_zecchina": "a closed form (numbers)",
+})
 NOT_SOLVERS.update({S + n: why for n, why in {
     "ChainDiagnostics": "the mixing report held by VersionSpaceInstance.diagnostics",
     "Network": "a network model (parameters, loss, gradient, Hessian)",
@@ -405,7 +451,8 @@ def results():
     return {}
 
 
-@pytest.mark.parametrize("name", sorted(SAMPLES))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_SAMPLES else n
+                                  for n in sorted(SAMPLES)])
 def test_result_protocol(name):
     r = SAMPLES[name](_module_of(name))
     assert isinstance(r, Result), f"{name} returns {type(r).__name__}, not a statmech.Result"

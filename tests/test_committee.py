@@ -46,13 +46,13 @@ def test_rs_capacity_equals_mean_flip_cost_monte_carlo(rng):
     """1/alpha_c = E C(t) (Eq. RS.4), C the brute-force minimal flip cost of majority vote."""
     for K in (3, 5):
         T = rng.standard_normal((40000, K))
-        C = np.array([cm.sign_flip_cost(t) for t in T])
+        C = np.array([cm.advanced.sign_flip_cost(t) for t in T])
         se = C.std() / math.sqrt(C.size)
         assert abs(C.mean() - 1 / cm.tcm_capacity(K)) < 4 * se
 
 
 def test_rs_large_K_law():
-    c = cm.rs_large_K_coefficient()
+    c = cm.advanced.rs_large_K_coefficient()
     assert c == pytest.approx(math.sqrt(72 / math.pi), rel=1e-15)
     d = [c - cm.tcm_capacity(K) / math.sqrt(K) for K in (10 ** 4 + 1, 10 ** 6 + 1)]
     assert 0 < d[1] < d[0]
@@ -70,7 +70,7 @@ def test_capacity_argument_validation():
         cm.tcm_capacity(3, activation="tanh")
     with pytest.raises(ValueError, match="ansatz must be one of"):
         cm.tcm_capacity(3, ansatz="frsb")
-    with pytest.raises(ValueError, match="K must be an integer"):
+    with pytest.raises(ValueError, match="K must be an odd integer >= 1 or math.inf"):
         cm.tcm_capacity(2.5)
     with pytest.raises(ValueError, match="alpha must be"):
         cm.tcm_storage(-1.0, 3)
@@ -84,11 +84,11 @@ def test_capacity_argument_validation():
        st.floats(0.1, 10))
 def test_sign_cost_properties(t, r):
     t = np.array(t)
-    C = cm.sign_flip_cost(t)
+    C = cm.advanced.sign_flip_cost(t)
     assert (C == 0) == (np.sum(t >= 0) >= 2)  # zero fields flip at zero cost (infimum)
     # flipping the negatives one by one is never cheaper than the optimum
     assert C <= np.sum(t[t <= 0] ** 2) + 1e-12
-    assert cm.sign_flip_cost(r * t) == pytest.approx(r * r * C, rel=1e-12, abs=1e-12)
+    assert cm.advanced.sign_flip_cost(r * t) == pytest.approx(r * r * C, rel=1e-12, abs=1e-12)
     # brute force over the sets of units to flip
     best = min(sum(t[i] ** 2 for i in S if t[i] <= 0) for S in
                [(), (0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)]
@@ -111,14 +111,14 @@ def _relu_cost_k2(t1, t2):
 @settings(max_examples=80, deadline=None)
 @given(st.floats(-4, 4), st.floats(-4, 4))
 def test_relu_cost_k2_closed_form(t1, t2):
-    assert cm.relu_flip_cost([t1, t2]) == pytest.approx(_relu_cost_k2(t1, t2), rel=1e-9, abs=1e-12)
+    assert cm.advanced.relu_flip_cost([t1, t2]) == pytest.approx(_relu_cost_k2(t1, t2), rel=1e-9, abs=1e-12)
 
 
 def test_relu_cost_is_a_feasible_minimum(rng):
     """C(t) is attained (a feasible displacement exists) and no random feasible point beats it."""
     for _ in range(20):
         t = rng.standard_normal(4)
-        C = cm.relu_flip_cost(t)
+        C = cm.advanced.relu_flip_cost(t)
         relu = lambda x: np.maximum(x, 0)
         out = lambda lam: relu(lam[:2]).sum() - relu(lam[2:]).sum()
         for _ in range(2000):
@@ -133,11 +133,11 @@ def test_relu_capacities():
     m, se = relu_rs._relu_rs_rqmc(2, log2_points=12, reps=6)
     assert abs(m - 0.75) < 5 * se + 1e-6
     assert cm.tcm_capacity(math.inf, "relu") == pytest.approx(2 * math.pi / (math.pi - 1), rel=1e-15)
-    Q, dQ = cm.relu_kernel_Q(np.array([0.0, 0.5, 1.0]))
+    Q, dQ = cm.advanced.relu_kernel_Q(np.array([0.0, 0.5, 1.0]))
     assert Q[0] == pytest.approx(0.0, abs=1e-15) and Q[2] == pytest.approx(1.0, rel=1e-14)
     assert dQ[2] == pytest.approx(math.pi / (math.pi - 1), rel=1e-9)
     h = 1e-6
-    fd = (cm.relu_kernel_Q(0.5 + h)[0] - cm.relu_kernel_Q(0.5 - h)[0]) / (2 * h)
+    fd = (cm.advanced.relu_kernel_Q(0.5 + h)[0] - cm.advanced.relu_kernel_Q(0.5 - h)[0]) / (2 * h)
     assert dQ[1] == pytest.approx(float(fd), rel=1e-7)
     # Q(q) is E[g(u) g(v)] centred and normalized: check by quadrature (inner closed form
     # E_z relu(a + s z) = a H(-a/s) + s G(a/s), outer piecewise rule with the kink at 0)
@@ -152,7 +152,7 @@ def test_relu_finite_K_sequence_approaches_limit(rng):
     """RS capacity grows with K towards 2 pi/(pi - 1); K = 4 from RQMC vs crude Monte Carlo."""
     m4, se4 = relu_rs._relu_rs_rqmc(4, log2_points=12, reps=6)
     T = rng.standard_normal((20000, 4))
-    C = np.array([cm.relu_flip_cost(t) for t in T])
+    C = np.array([cm.advanced.relu_flip_cost(t) for t in T])
     assert abs(C.mean() - m4) < 4 * C.std() / math.sqrt(C.size) + 4 * se4
     assert cm.tcm_capacity(2, "relu") < 1 / m4 < cm.tcm_capacity(math.inf, "relu")
 
@@ -179,7 +179,7 @@ def test_1rsb_inner_average_vs_monte_carlo(rng):
     n = len(xs)
     Y = sign_1rsb._inner_Y(h, v, y, xs, xcs, tw)
     lam = h + math.sqrt(v) * rng.standard_normal((100000, 3))
-    e = np.exp(-y * np.array([cm.sign_flip_cost(l) for l in lam]) / 2)
+    e = np.exp(-y * np.array([cm.advanced.sign_flip_cost(l) for l in lam]) / 2)
     assert abs(Y - e.mean()) < 4 * e.std() / math.sqrt(e.size)
 
 
@@ -322,7 +322,7 @@ def test_1rsb_K1_spherical_perceptron_is_2():
 
 @pytest.mark.slow
 def test_1rsb_capacity_K3():
-    r = cm.tcm_capacity_1rsb_point(3)
+    r = cm.advanced.tcm_capacity_1rsb_point(3)
     # converged stationary value (GH orders 40, 50, 60 of two implementations: 3.1458415..3.1458419)
     assert r.alpha_c == pytest.approx(3.145842, abs=3e-6)
     assert r.extra["quadrature_error"] < 1e-5
@@ -477,7 +477,39 @@ def test_1rsb_grid_inner_and_rqmc_outer_agree_with_multiset_rule():
 
 @pytest.mark.slow
 def test_1rsb_rqmc_matches_multiset_K5_and_grows_slower_than_rs():
-    r5 = cm.tcm_capacity_1rsb_rqmc(5)
+    r5 = cm.advanced.tcm_capacity_1rsb_rqmc(5)
     assert abs(r5.alpha_c - 3.6193) < 4 * r5.extra["stderr"] + 2e-4
-    r9 = cm.tcm_capacity_1rsb_rqmc(9, log2_points=9)
+    r9 = cm.advanced.tcm_capacity_1rsb_rqmc(9, log2_points=9)
     assert r5.alpha_c < r9.alpha_c < cm.tcm_capacity(9)
+
+
+def test_eq_3_5_needs_no_incomplete_beta():
+    """Eq. 3.5 is integrated in the swapped order (Beta density against P(chi2_3 <= tau^2)/2): at small
+    K it equals the incomplete-beta form (exact there in every scipy), at K = 10^6 + 1 the same
+    integral in 30-digit mpmath (scipy < 1.12's betainc is wrong by ~1e-9 relative there)."""
+    import mpmath as mp
+    from scipy import special
+
+    from statmech import gaussian as gs
+    from statmech.committee.sign_rs import _alpha_rs_sign, _log_gamma_ratio_half
+    for K in (3, 25, 101):
+        z, w = gs.piecewise_nodes([0.0, 1.0, 2.0], 7)
+        m = z > 0
+        inv = K * float(np.sum(w[m] * z[m] ** 2 * special.betainc(0.5 * (K - 1), 0.5 * (K + 1), gs.H(z[m]))))
+        assert _alpha_rs_sign(K) == pytest.approx(1.0 / inv, rel=1e-13)
+    for a in (20.0, 37.5, 5e5):
+        with mp.workdps(40):     # two log-gammas of size a ln a cancel: 40 digits leave 30
+            ref = mp.loggamma(mp.mpf(a) + mp.mpf(1) / 2) - mp.loggamma(mp.mpf(a))
+        assert _log_gamma_ratio_half(a) == pytest.approx(float(ref), rel=1e-15)
+    K = 10 ** 6 + 1
+    with mp.workdps(30):
+        a, b = mp.mpf(K - 1) / 2, mp.mpf(K + 1) / 2
+        lnB = mp.log(mp.beta(a, b))
+
+        def f(t):
+            u = mp.erfc(t / mp.sqrt(2)) / 2
+            return mp.npdf(t) * mp.exp((a - 1) * mp.log(u) + (b - 1) * mp.log(1 - u) - lnB) * mp.gammainc(
+                mp.mpf(3) / 2, 0, t * t / 2, regularized=True) / 2
+        s = 1 / mp.sqrt(K)
+        ref = 1 / (K * mp.quad(f, [0, s / 2, s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 1]))
+    assert _alpha_rs_sign(K) == pytest.approx(float(ref), rel=1e-12)

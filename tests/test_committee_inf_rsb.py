@@ -41,20 +41,20 @@ def _Q_mpmath(activation, q):
 @pytest.mark.parametrize("activation", ["relu", "erf", "quadratic", "sign"])
 def test_output_kernel_against_mpmath_with_derivative(activation):
     for q in (0.1, 0.5, 0.9):
-        Q, dQ = cm.tcm_output_kernel(q, activation)
+        Q, dQ = cm.advanced.tcm_output_kernel(q, activation)
         with mp.workdps(20):
             ref = _Q_mpmath(activation, q)
             d = mp.diff(lambda t: _Q_mpmath(activation, t), mp.mpf(q))
         assert Q == pytest.approx(float(ref), rel=1e-12, abs=1e-14)
         assert dQ == pytest.approx(float(d), rel=1e-8)
-    Q1, dQ1 = cm.tcm_output_kernel(1.0, activation)
+    Q1, dQ1 = cm.advanced.tcm_output_kernel(1.0, activation)
     assert Q1 == pytest.approx(1.0, abs=1e-15)
     assert dQ1 == {"relu": math.pi / (math.pi - 1), "erf": 2 * math.sqrt(3) / math.pi, "quadratic": 2.0,
                    "sign": math.inf}[activation]
     # ReLU: the same function as the older relu_kernel_Q
     if activation == "relu":
         q = np.linspace(0, 1, 7)
-        np.testing.assert_allclose(cm.tcm_output_kernel(q, "relu")[0], cm.relu_kernel_Q(q)[0], rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(cm.advanced.tcm_output_kernel(q, "relu")[0], cm.advanced.relu_kernel_Q(q)[0], rtol=1e-14, atol=1e-15)
 
 
 @pytest.mark.parametrize("activation", ["relu", "erf", "quadratic", "sign"])
@@ -75,7 +75,7 @@ def test_output_kernel_is_the_covariance_of_the_committee_output(activation):
     Ya = (g(la) * c).sum(1) / math.sqrt(K * var)
     Yb = (g(lb) * c).sum(1) / math.sqrt(K * var)
     prod = Ya * Yb
-    assert abs(prod.mean() - cm.tcm_output_kernel(q, activation)[0]) < 4 * prod.std() / math.sqrt(n)
+    assert abs(prod.mean() - cm.advanced.tcm_output_kernel(q, activation)[0]) < 4 * prod.std() / math.sqrt(n)
     assert abs((Ya ** 2).mean() - 1.0) < 4 * (Ya ** 2).std() / math.sqrt(n)
 
 
@@ -199,7 +199,7 @@ def test_sign_rs_from_the_core_is_sqrt_72_over_pi_sqrt_K():
 
 def test_relu_1rsb_reproduces_the_effective_perceptron_route():
     # a different route: large_k._relu_inf_1rsb_point (96-point GH, Newton on finite differences)
-    r = cm.tcm_capacity_inf_point("relu", "1rsb")
+    r = cm.advanced.tcm_capacity_inf_point("relu", "1rsb")
     old = _relu_inf_1rsb_point()
     assert r.alpha_c == pytest.approx(old.alpha_c, rel=1e-10)
     assert round(r.alpha_c, 5) == 2.66428
@@ -210,14 +210,14 @@ def test_relu_1rsb_reproduces_the_effective_perceptron_route():
 
 
 def test_kstep_decreases_monotonically_relu():
-    a = [cm.tcm_capacity(math.inf, "relu", "rs")] + [cm.tcm_kstep_inf("relu", k).alpha_c for k in (1, 2)]
+    a = [cm.tcm_capacity(math.inf, "relu", "rs")] + [cm.advanced.tcm_kstep_inf("relu", k).alpha_c for k in (1, 2)]
     assert a[0] > a[1] > a[2]
     assert a[1] - a[2] > 1e-3     # 2RSB lowers 1RSB by 0.011
 
 
 def test_erf_frsb_on_coarse_grids_is_below_1rsb_below_rs():
-    r = cm.tcm_capacity_inf_point("erf", "frsb", Ks=(2, 4))
-    one = cm.tcm_capacity_inf_point("erf", "1rsb")
+    r = cm.advanced.tcm_capacity_inf_point("erf", "frsb", Ks=(2, 4))
+    one = cm.advanced.tcm_capacity_inf_point("erf", "1rsb")
     assert r.alpha_c < one.alpha_c < RS_ERF
     assert r.error < 1e-4 and r.alpha_1rsb == one.alpha_c
     assert r.converged and r.ansatz == "frsb" and r.iterations > 0 and r.residual < 1e-6
@@ -234,13 +234,13 @@ def test_bad_input():
     with pytest.raises(ValueError, match="sign"):
         cm.tcm_capacity_point(math.inf, "sign", "1rsb")
     with pytest.raises(ValueError, match="K"):
-        cm.tcm_capacity_point(4, "relu", "1rsb")
+        cm.tcm_capacity_point(14, "relu", "1rsb")
     with pytest.raises(ValueError, match="activation"):
-        cm.tcm_capacity_inf_point("tanh")
+        cm.advanced.tcm_capacity_inf_point("tanh")
     with pytest.raises(ValueError, match="ansatz"):
-        cm.tcm_capacity_inf_point("relu", "7rsb")
+        cm.advanced.tcm_capacity_inf_point("relu", "7rsb")
     with pytest.raises(ValueError, match="Ks"):
-        cm.tcm_capacity_inf_point("relu", "frsb", Ks=(4, 6))
+        cm.advanced.tcm_capacity_inf_point("relu", "frsb", Ks=(4, 6))
     with pytest.raises(ValueError, match="K"):
         cm.sign_capacity_large_K(K=2)
     with pytest.raises(ValueError, match="ln_K"):
@@ -248,11 +248,11 @@ def test_bad_input():
     with pytest.raises(ValueError):
         cm.sign_capacity_large_K(K=100, ln_K=5.0)
     with pytest.raises(ValueError, match="K"):
-        cm.tcm_kstep_inf("relu", 2, K=100)
+        cm.advanced.tcm_kstep_inf("relu", 2, K=100)
     with pytest.raises(ValueError, match="k"):
-        cm.tcm_kstep_inf("relu", 0)
+        cm.advanced.tcm_kstep_inf("relu", 0)
     with pytest.raises(ValueError, match="q"):
-        cm.tcm_output_kernel(1.5)
+        cm.advanced.tcm_output_kernel(1.5)
 
 
 # --------------------------------------------------------------------------- slow: full RSB
@@ -260,7 +260,7 @@ def test_bad_input():
 @pytest.mark.parametrize("activation", ["relu", "erf", "quadratic"])
 def test_frsb_below_kstep_below_1rsb_below_rs(activation):
     r = cm.tcm_capacity_point(math.inf, activation, "frsb")
-    ks = [cm.tcm_kstep_inf(activation, k).alpha_c for k in (1, 2, 3)]
+    ks = [cm.advanced.tcm_kstep_inf(activation, k).alpha_c for k in (1, 2, 3)]
     rs = cm.tcm_capacity(math.inf, activation, "rs")
     assert rs > ks[0] > ks[1] > ks[2] > r.alpha_K[-1] > r.alpha_c
     assert np.all(np.diff(r.alpha_K) < 0)                 # monotone in the grid size
@@ -274,7 +274,7 @@ def test_sign_1rsb_reproduces_eq_1rsb_L():
     # the core with the power-hinge channel vs the older log-panel implementation of Eq. 1RSB.L
     for ln_K in (10.0, 69.0):
         r = cm.sign_capacity_large_K_point(ln_K=ln_K, ansatz="1rsb")
-        old = cm.tcm_1rsb_large_K(ln_K=ln_K)
+        old = cm.advanced.tcm_1rsb_large_K(ln_K=ln_K)
         assert r.alpha_c == pytest.approx(old.alpha_c, rel=1e-10)
         assert r.q0 == pytest.approx(old.q0, rel=1e-6) and r.yhat == pytest.approx(old.y_hat, rel=1e-5)
         assert r.scaled_alpha_c == pytest.approx(old.ratio, rel=1e-10)

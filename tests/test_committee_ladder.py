@@ -121,7 +121,7 @@ def test_ladder_values_and_the_second_discretisation(activation):
     assert cm.tcm_capacity(math.inf, activation, "rs") == pytest.approx(rs, rel=1e-15)
     prev = rs
     for k, ref in zip((1, 2), ks):
-        r = cm.tcm_kstep_inf(activation, k, check=True)
+        r = cm.advanced.tcm_kstep_inf(activation, k, check=True)
         assert r.ansatz == f"{k}rsb" and r.converged and r.rs_stable and np.all(r.stability > 0)
         assert r.alpha_c == pytest.approx(ref, rel=1e-11)
         # the Gauss--Legendre Nystrom discretisation at the lattice's minimizer: same value
@@ -156,7 +156,7 @@ def test_second_minimizer_reproduces_the_2rsb_minimum(activation):
     r = minimize(f, p0, method="Nelder-Mead", options={"xatol": 1e-7, "fatol": 1e-13, "maxfev": 4000})
     r = minimize(f, r.x, method="BFGS", options={"gtol": 1e-10})
     q, y = unpack(r.x)
-    lib = cm.tcm_kstep_inf(activation, 2)
+    lib = cm.advanced.tcm_kstep_inf(activation, 2)
     assert r.fun == pytest.approx(lib.alpha_c, rel=1e-9)
     np.testing.assert_allclose(q, lib.q, rtol=1e-4)
     np.testing.assert_allclose(y, lib.yhat, rtol=1e-3)
@@ -165,16 +165,16 @@ def test_second_minimizer_reproduces_the_2rsb_minimum(activation):
 @pytest.mark.slow
 @pytest.mark.parametrize("activation", ["relu", "erf", "quadratic"])
 def test_3rsb_by_the_second_discretisation(activation):
-    r = cm.tcm_kstep_inf(activation, 3, check=True)
+    r = cm.advanced.tcm_kstep_inf(activation, 3, check=True)
     assert r.alpha_c == pytest.approx(LADDER[activation][3], rel=1e-11)
     assert r.reference_value == pytest.approx(r.alpha_c, rel=1e-12)
-    assert r.alpha_c < cm.tcm_kstep_inf(activation, 2).alpha_c and r.rs_stable
+    assert r.alpha_c < cm.advanced.tcm_kstep_inf(activation, 2).alpha_c and r.rs_stable
 
 
 @pytest.mark.slow
 def test_relu_2rsb_by_nested_mpmath_quadrature():
     """A third discretisation: nested tanh-sinh (mpmath) of Phi at the package's 2RSB minimizer."""
-    lib = cm.tcm_kstep_inf("relu", 2)
+    lib = cm.advanced.tcm_kstep_inf("relu", 2)
     q, yh = lib.q, lib.yhat
     Q0, Q1 = (mp.mpf(_Q("relu", float(v))) for v in q[:2])
     s = SCALE["relu"]
@@ -203,37 +203,37 @@ def test_quadratic_frsb_below_3rsb():
 
 # --------------------------------------------------------------------------- finite K -> K = inf
 def test_relu_large_K_correction():
-    rs = cm.relu_large_K_correction("rs")
+    rs = cm.advanced.relu_large_K_correction("rs")
     assert rs.a == pytest.approx(2 * PHI0 ** 2 / (3 * SIG), rel=1e-15) and rs.alpha_c == LADDER["relu"][0]
     # the same formula a = R <Y_-^3>/(-Phi) phi(0) sigma/12 gives the RS value at yhat -> 0
     assert 2 * SCALE["relu"] * (2 * PHI0) / 0.25 * PHI0 * SIG / 12 == pytest.approx(rs.a, rel=1e-14)
-    one = cm.relu_large_K_correction("1rsb")
+    one = cm.advanced.relu_large_K_correction("1rsb")
     assert one.alpha_c == cm.tcm_capacity(math.inf, "relu", "1rsb") or one.alpha_c == pytest.approx(
         LADDER["relu"][1], rel=1e-11)
     R, phi, m3 = one.alpha_c, one.Phi, one.cubic_moment
     assert one.a == pytest.approx(R * m3 / -phi * PHI0 * SIG / 12, rel=1e-10)
     assert one.a == pytest.approx(0.0173527, rel=1e-5) and one.error < 1e-12
-    two = cm.relu_large_K_correction("2rsb")
+    two = cm.advanced.relu_large_K_correction("2rsb")
     assert 0 < two.a < one.a < rs.a                  # breaking puts less weight on deep violations
     with pytest.raises(ValueError, match="ansatz"):
-        cm.relu_large_K_correction("frsb")
+        cm.advanced.relu_large_K_correction("frsb")
 
 
 def test_relu_large_K_fit_recovers_a_known_law():
-    one = cm.relu_large_K_correction("1rsb")
+    one = cm.advanced.relu_large_K_correction("1rsb")
     K = np.array([8.0, 10, 12, 16, 24])
     alpha = one.alpha_c - one.a / np.sqrt(K) + 0.03 / K
-    r = cm.relu_large_K_fit(K, alpha, np.full(5, 1e-4), "1rsb")
+    r = cm.advanced.relu_large_K_fit(K, alpha, np.full(5, 1e-4), "1rsb")
     assert r.alpha_inf == pytest.approx(one.alpha_c, abs=1e-12) and r.b == pytest.approx(0.03, abs=1e-10)
     assert r.extra["chi2"] < 1e-12 and r.extra["dof"] == 3 and r.error > 0
-    r = cm.relu_large_K_fit(K, alpha, np.full(5, 1e-4), "1rsb", fix_a=False, fix_inf=True)
+    r = cm.advanced.relu_large_K_fit(K, alpha, np.full(5, 1e-4), "1rsb", fix_a=False, fix_inf=True)
     assert r.a == pytest.approx(one.a, abs=1e-10) and r.alpha_inf == one.alpha_c and r.error == 0.0
     with pytest.raises(ValueError, match="Ks"):
-        cm.relu_large_K_fit([8, 9, 12], [1.0, 1.0, 1.0], [1e-3] * 3)
+        cm.advanced.relu_large_K_fit([8, 9, 12], [1.0, 1.0, 1.0], [1e-3] * 3)
     with pytest.raises(ValueError, match="Ks"):
-        cm.relu_large_K_fit([8, 10], [1.0, 1.0], [1e-3] * 2, fix_a=False)
+        cm.advanced.relu_large_K_fit([8, 10], [1.0, 1.0], [1e-3] * 2, fix_a=False)
     with pytest.raises(ValueError, match="stderr"):
-        cm.relu_large_K_fit([8, 10, 12], [1.0, 1.0, 1.0], [1e-3, 0.0, 1e-3])
+        cm.advanced.relu_large_K_fit([8, 10, 12], [1.0, 1.0, 1.0], [1e-3, 0.0, 1e-3])
 
 
 def test_relu_1rsb_documented_values_extrapolate_to_K_inf():
@@ -241,13 +241,13 @@ def test_relu_1rsb_documented_values_extrapolate_to_K_inf():
     not recomputed here) with the derived -a_1/sqrt(K) term and a constant: alpha_inf = 2.6660 +- 0.0018,
     within 1 sigma of the K = inf 2.66428; K = 8 does not fit a constant (small-K terms)."""
     Ks, al, err = [10, 12], [2.6597314560983305, 2.6651837224693393], [0.0008043103938338021, 0.0019150506228758763]
-    r = cm.relu_large_K_fit(Ks, al, err, "1rsb", fix_b=True)
+    r = cm.advanced.relu_large_K_fit(Ks, al, err, "1rsb", fix_b=True)
     assert r.alpha_inf == pytest.approx(2.66596, abs=1e-5) and r.error == pytest.approx(0.00178, abs=1e-5)
     assert abs(r.extra["pull"]) < 1.5 and r.alpha_c_inf_theory == pytest.approx(LADDER["relu"][1], rel=1e-11)
-    r8 = cm.relu_large_K_fit([8] + Ks, [2.6456257644200356] + al, [0.0013309209219657784] + err, "1rsb", fix_b=True)
+    r8 = cm.advanced.relu_large_K_fit([8] + Ks, [2.6456257644200356] + al, [0.0013309209219657784] + err, "1rsb", fix_b=True)
     assert r8.extra["chi2"] > 10 * r8.extra["dof"]
     with pytest.raises(ValueError, match="nothing to fit"):
-        cm.relu_large_K_fit(Ks, al, err, "1rsb", fix_b=True, fix_inf=True)
+        cm.advanced.relu_large_K_fit(Ks, al, err, "1rsb", fix_b=True, fix_inf=True)
 
 
 @pytest.mark.slow
@@ -259,8 +259,8 @@ def test_relu_rs_approaches_K_inf_like_the_derived_inverse_sqrt_K_law():
     vals = [_relu_rs_rqmc(int(K), log2_points=15, reps=8) for K in Ks]
     alpha = np.array([1 / m for m, _ in vals])
     err = np.array([se / m ** 2 for m, se in vals])
-    r = cm.relu_large_K_fit(Ks, alpha, err, "rs", fix_a=False, fix_inf=True)
-    a_rs = cm.relu_large_K_correction("rs").a
+    r = cm.advanced.relu_large_K_fit(Ks, alpha, err, "rs", fix_a=False, fix_inf=True)
+    a_rs = cm.advanced.relu_large_K_correction("rs").a
     assert abs(r.a - a_rs) < 3 * r.a_error and r.a > 3 * r.a_error        # the 1/sqrt(K) term is seen
     assert np.all(LADDER["relu"][0] - alpha > 0)                   # approached from below
 
@@ -269,9 +269,9 @@ def test_relu_rs_approaches_K_inf_like_the_derived_inverse_sqrt_K_law():
 def test_relu_1rsb_finite_K_approach_K_inf():
     """alpha_K^1RSB - (alpha_inf - a_1/sqrt(K)) at K = 2 (exact), 4, 6 (RQMC): negative and shrinking
     by a factor > 3 per step of 2 in K (docs: ~ -5 2^-K)."""
-    one = cm.relu_large_K_correction("1rsb")
+    one = cm.advanced.relu_large_K_correction("1rsb")
     lead = lambda K: one.alpha_c - one.a / math.sqrt(K)   # noqa: E731
-    res = [4 / 3 - lead(2)] + [cm.relu_capacity_1rsb_rqmc(K, progress=False).alpha_c - lead(K) for K in (4, 6)]
+    res = [4 / 3 - lead(2)] + [cm.advanced.relu_capacity_1rsb_rqmc(K, progress=False).alpha_c - lead(K) for K in (4, 6)]
     assert res[0] < res[1] < res[2] < 0
     assert res[0] / res[1] > 3 and res[1] / res[2] > 3
 
@@ -279,10 +279,10 @@ def test_relu_1rsb_finite_K_approach_K_inf():
 # --------------------------------------------------------------------------- API and domains
 def test_ladder_api_and_domains():
     assert cm.tcm_capacity(math.inf, "quadratic", "rs") == 4.0
-    assert cm.tcm_output_kernel(0.5, "quadratic") == (0.25, 1.0)
+    assert cm.advanced.tcm_output_kernel(0.5, "quadratic") == (0.25, 1.0)
     r = cm.tcm_capacity_point(math.inf, "quadratic", "1rsb")
     assert r.alpha_c == pytest.approx(LADDER["quadratic"][1], rel=1e-11) and r.rs_stable and r.stability[0] > 0
-    assert cm.tcm_capacity_inf_point("quadratic", "2rsb").alpha_c == cm.tcm_kstep_inf("quadratic", 2).alpha_c
+    assert cm.advanced.tcm_capacity_inf_point("quadratic", "2rsb").alpha_c == cm.advanced.tcm_kstep_inf("quadratic", 2).alpha_c
     with pytest.raises(ValueError, match="K"):
         cm.tcm_capacity(4, "quadratic")
     with pytest.raises(ValueError, match="ansatz.*needs K = math.inf"):
@@ -296,11 +296,11 @@ def test_ladder_api_and_domains():
     with pytest.raises(ValueError, match="activation"):
         cm.tcm_capacity(math.inf, "tanh")
     with pytest.raises(ValueError, match="k"):
-        cm.tcm_kstep_inf("quadratic", 7)
+        cm.advanced.tcm_kstep_inf("quadratic", 7)
     with pytest.raises(ValueError, match="check"):
-        cm.tcm_kstep_inf("sign", 1, ln_K=10.0, check=True)
+        cm.advanced.tcm_kstep_inf("sign", 1, ln_K=10.0, check=True)
     with pytest.raises(ValueError, match="K"):
-        cm.tcm_kstep_inf("quadratic", 1, K=10)
+        cm.advanced.tcm_kstep_inf("quadratic", 1, K=10)
 
 
 def test_ladder_command(capsys):
@@ -309,7 +309,7 @@ def test_ladder_command(capsys):
     from statmech.cli import main
     assert main(["committee", "ladder", "--activation", "quadratic", "--kmax", "2", "--Ks", "2", "4", "--check",
                  "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
+    rows = json.loads(capsys.readouterr().out)["results"]     # the one schema of emit_results: a list of records
     assert [r["ansatz"] for r in rows] == ["rs", "1rsb", "2rsb", "frsb"]
     assert [r["alpha_c"] for r in rows[:3]] == pytest.approx(LADDER["quadratic"][:3], rel=1e-11)
     assert rows[2]["relative_drop"] == pytest.approx(1 - LADDER["quadratic"][2] / LADDER["quadratic"][1], rel=1e-9)

@@ -10,8 +10,8 @@ from statmech.gaussian import expect_piecewise
 
 
 def test_coefficient_is_half_monasson_zecchina():
-    assert cm.one_rsb_large_K_coefficient() == pytest.approx(8 / math.pi, rel=1e-15)
-    assert cm.monasson_zecchina(math.e) == pytest.approx(2 * cm.one_rsb_large_K_coefficient(), rel=1e-15)
+    assert cm.advanced.one_rsb_large_K_coefficient() == pytest.approx(8 / math.pi, rel=1e-15)
+    assert cm.advanced.monasson_zecchina(math.e) == pytest.approx(2 * cm.advanced.one_rsb_large_K_coefficient(), rel=1e-15)
 
 
 def test_inner_average_against_direct_quadrature():
@@ -29,7 +29,7 @@ def test_inner_average_against_direct_quadrature():
 
 
 def test_large_K_limit_approaches_8_over_pi_from_below():
-    r = cm.tcm_1rsb_large_K(ln_K=1e6)
+    r = cm.advanced.tcm_1rsb_large_K(ln_K=1e6)
     assert r.converged and np.all(r.hessian_eigenvalues > 0)
     assert r.extra["quadrature_error"] < 1e-8 * r.alpha_c
     assert r.ratio == pytest.approx(8 / math.pi, rel=0.01)
@@ -40,31 +40,31 @@ def test_large_K_limit_approaches_8_over_pi_from_below():
 
 @pytest.mark.slow
 def test_large_K_ratio_increases_towards_8_over_pi():
-    ratios = [cm.tcm_1rsb_large_K(ln_K=L).ratio for L in (1e2, 1e4, 1e6)]
+    ratios = [cm.advanced.tcm_1rsb_large_K(ln_K=L).ratio for L in (1e2, 1e4, 1e6)]
     assert ratios[0] < ratios[1] < ratios[2] < 8 / math.pi
 
 
 def test_large_K_rejects_bad_input():
     with pytest.raises(ValueError, match="K"):
-        cm.tcm_1rsb_large_K(K=1)
+        cm.advanced.tcm_1rsb_large_K(K=1)
     with pytest.raises(ValueError):
-        cm.tcm_1rsb_large_K()
+        cm.advanced.tcm_1rsb_large_K()
     with pytest.raises(ValueError, match="ln_K"):
-        cm.tcm_1rsb_large_K(ln_K=float("nan"))
+        cm.advanced.tcm_1rsb_large_K(ln_K=float("nan"))
 
 
 def test_large_K_started_from_a_neighbour_finds_the_same_minimum():
     # a curve in ln K started point to point (as the committee figure does) reaches the minimum
     # of the Nelder-Mead search from the asymptotic start, in a few Newton steps
-    a = cm.tcm_1rsb_large_K(ln_K=30.0)
-    b = cm.tcm_1rsb_large_K(ln_K=50.0)
-    c = cm.tcm_1rsb_large_K(ln_K=50.0, start=(a.q0, a.y_hat))
+    a = cm.advanced.tcm_1rsb_large_K(ln_K=30.0)
+    b = cm.advanced.tcm_1rsb_large_K(ln_K=50.0)
+    c = cm.advanced.tcm_1rsb_large_K(ln_K=50.0, start=(a.q0, a.y_hat))
     assert c.alpha_c == pytest.approx(b.alpha_c, rel=1e-13)
     assert c.q0 == pytest.approx(b.q0, rel=1e-6) and c.y_hat == pytest.approx(b.y_hat, rel=1e-5)
     assert c.iterations < b.iterations
     # a start far outside the basin (a saddle or no convergence) falls back to the search
-    d = cm.tcm_1rsb_large_K(ln_K=50.0, start=(1e-6, 1e-6))
+    d = cm.advanced.tcm_1rsb_large_K(ln_K=50.0, start=(1e-6, 1e-6))
     assert d.alpha_c == pytest.approx(b.alpha_c, rel=1e-13)
     for bad in [(0.0, 1.0), (0.5, -1.0), (1.0, 2.0), (float("nan"), 1.0)]:
         with pytest.raises(ValueError, match="start"):
-            cm.tcm_1rsb_large_K(ln_K=50.0, start=bad)
+            cm.advanced.tcm_1rsb_large_K(ln_K=50.0, start=bad)

@@ -174,7 +174,7 @@ def test_storage_approaches_capacity_and_replicon_marginal():
 
 @pytest.mark.slow
 def test_at_line_is_capacity():
-    assert cm.relu_at_line(2) == pytest.approx(4 / 3, rel=1e-15)
+    assert cm.advanced.relu_at_line(2) == pytest.approx(4 / 3, rel=1e-15)
 
 
 # --------------------------------------------------------------------------- 1RSB at capacity
@@ -187,7 +187,7 @@ def test_inner_Y_vs_monte_carlo(h, v, y, rng):
     Y = math.exp(relu_k2._relu2_log_Y(h[0], h[1], v, y)[0])
     assert abs(Y - f.mean()) < 4.5 * f.std() / math.sqrt(f.size)
     # the numba flip cost of the library agrees with the closed form used above
-    assert cm.relu_flip_cost(lam[0]) == pytest.approx(float(_cost2(lam[0, 0], lam[0, 1])), abs=1e-12)
+    assert cm.advanced.relu_flip_cost(lam[0]) == pytest.approx(float(_cost2(lam[0, 0], lam[0, 1])), abs=1e-12)
 
 
 def test_inner_Y_limits():
@@ -223,7 +223,7 @@ def test_1rsb_outer_rule_converged():
 @pytest.mark.slow
 def test_1rsb_capacity_K2_equals_rs():
     """No interior stationary point of alpha(q0, y) below the RS value: alpha_c^1RSB(2) = 4/3."""
-    r = cm.relu_capacity_1rsb_point(2)
+    r = cm.advanced.relu_capacity_1rsb_point(2)
     assert r.alpha_c == 4 / 3 and r.grid_min_excess > 1e-7
     assert cm.tcm_capacity(2, "relu", "1rsb") == 4 / 3
     # along q0 -> 1 with y (1 - q0) fixed, alpha -> 4/3 from above as well
@@ -271,7 +271,7 @@ def test_relu_argument_validation():
     with pytest.raises(ValueError, match="K must be 2, 4, 6, 8, 10, 12 or math.inf"):
         cm.tcm_capacity(14, "relu", "1rsb")
     with pytest.raises(ValueError, match="K must be 2"):
-        cm.relu_capacity_1rsb_point(6)
+        cm.advanced.relu_capacity_1rsb_point(6)
 
 
 # --------------------------------------------------------------------------- K >= 4 1RSB machinery (RQMC)
@@ -283,7 +283,7 @@ def test_relu_projection_is_the_nearest_correct_point(rng):
             t = 2 * rng.standard_normal(K)
             P = np.empty(K)
             c = flip_cost._relu_proj(t, K // 2, P)
-            assert c == pytest.approx(cm.relu_flip_cost(t), abs=1e-10)
+            assert c == pytest.approx(cm.advanced.relu_flip_cost(t), abs=1e-10)
             assert np.sum((P - t) ** 2) == pytest.approx(c, rel=1e-9, abs=1e-12)
             out = np.maximum(P[:K // 2], 0).sum() - np.maximum(P[K // 2:], 0).sum()
             assert out >= -1e-9 and (c == 0 or abs(out) < 1e-9)
@@ -303,40 +303,40 @@ def test_importance_sampled_inner_average_vs_exact_K2(q0, y):
     d = lc - exact
     assert np.mean(np.abs(d)) < 3e-3
     assert abs(d.mean()) < 4 * d.std() / math.sqrt(d.size) + 1e-5
-    assert ch == pytest.approx([cm.relu_flip_cost(math.sqrt(q0) * t) for t in T], abs=1e-12)
+    assert ch == pytest.approx([cm.advanced.relu_flip_cost(math.sqrt(q0) * t) for t in T], abs=1e-12)
 
 
 def test_relu_1rsb_alpha_rqmc_K4():
     """alpha(q0, y) at K = 4: y -> 0 gives alpha_c^RS(4) = 2.4746; near the minimum (0.754, 11.8)
     it is far below RS (RSB lowers the K = 4 capacity, alpha_c^1RSB(4) = 2.316)."""
     a_rs = cm.tcm_capacity(4, "relu")
-    a, se, dinner = cm.relu_1rsb_alpha_rqmc(0.6, 0.01, 4, log2_outer=9, log2_inner=6)
+    a, se, dinner = cm.advanced.relu_1rsb_alpha_rqmc(0.6, 0.01, 4, log2_outer=9, log2_inner=6)
     assert a == pytest.approx(a_rs, abs=0.01)
-    a, se, dinner = cm.relu_1rsb_alpha_rqmc(0.754, 11.8, 4, log2_outer=8, log2_inner=9)
+    a, se, dinner = cm.advanced.relu_1rsb_alpha_rqmc(0.754, 11.8, 4, log2_outer=8, log2_inner=9)
     assert a == pytest.approx(2.316, abs=max(0.01, 4 * se)) and abs(dinner) < 0.01
     with pytest.raises(ValueError, match="K must be a finite even integer >= 4"):
-        cm.relu_1rsb_alpha_rqmc(0.5, 1.0, 2)
+        cm.advanced.relu_1rsb_alpha_rqmc(0.5, 1.0, 2)
     with pytest.raises(ValueError, match="q0 must be in"):
-        cm.relu_1rsb_alpha_rqmc(1.0, 1.0, 4)
+        cm.advanced.relu_1rsb_alpha_rqmc(1.0, 1.0, 4)
 
 
 @pytest.mark.slow
 def test_relu_capacity_1rsb_K4():
-    r = cm.relu_capacity_1rsb_rqmc(4)
+    r = cm.advanced.relu_capacity_1rsb_rqmc(4)
     assert r.alpha_c == pytest.approx(2.316, abs=max(0.005, 4 * r.stderr))
     assert r.alpha_c < cm.tcm_capacity(4, "relu") - 0.1
     assert np.all(r.hessian_eigenvalues > 0) and abs(r.inner_change) < 2e-3
     assert 0.65 < r.q0 < 0.85 and 7 < r.y < 20
     assert cm.tcm_capacity(4, "relu", "1rsb") == r.alpha_c   # same (cached) computation
     with pytest.raises(ValueError, match="K must be 4 or 6"):
-        cm.relu_capacity_1rsb_rqmc(8)
+        cm.advanced.relu_capacity_1rsb_rqmc(8)
 
 
 @pytest.mark.slow
 def test_relu_capacity_1rsb_K6_between_K4_and_K_inf():
-    r = cm.relu_capacity_1rsb_rqmc(6)
+    r = cm.advanced.relu_capacity_1rsb_rqmc(6)
     assert r.alpha_c == pytest.approx(2.578, abs=max(0.008, 4 * r.stderr))
-    assert cm.relu_capacity_1rsb_rqmc(4).alpha_c < r.alpha_c < cm.tcm_capacity(math.inf, "relu", "1rsb")
+    assert cm.advanced.relu_capacity_1rsb_rqmc(4).alpha_c < r.alpha_c < cm.tcm_capacity(math.inf, "relu", "1rsb")
     assert r.alpha_c < cm.tcm_capacity(6, "relu") - 0.15
 
 

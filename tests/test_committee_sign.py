@@ -175,7 +175,7 @@ def test_1rsb_inner_grid_matches_tanh_sinh_version_at_large_K_and_y(rng):
 
 
 def test_1rsb_rqmc_small_run_K5_consistent_with_multiset_value():
-    r = cm.tcm_capacity_1rsb_rqmc(5, log2_points=8, reps=4)
+    r = cm.advanced.tcm_capacity_1rsb_rqmc(5, log2_points=8, reps=4)
     se = r.extra["stderr"]
     assert 0 < se < 0.03 and len(r.extra["alpha_c_sets"]) == 5
     assert abs(r.alpha_c - 3.619289) < 4 * se + 1e-3
@@ -194,7 +194,7 @@ def test_1rsb_capacity_routes_K7_to_rqmc(monkeypatch):
     sign_1rsb._capacity_1rsb_rqmc_cached.cache_clear()
     monkeypatch.setattr(sign_1rsb, "tcm_capacity_1rsb_rqmc", fake)
     assert cm.tcm_capacity(7, "sign", "1rsb") == 3.9
-    p = cm.tcm_capacity_1rsb_point(7)
+    p = cm.advanced.tcm_capacity_1rsb_point(7)
     assert calls["k"] == 7 and p.extra["quadrature_error"] == pytest.approx(0.002)
     sign_1rsb._capacity_1rsb_rqmc_cached.cache_clear()
     with pytest.raises(ValueError, match="K must be an odd integer"):
@@ -204,12 +204,12 @@ def test_1rsb_capacity_routes_K7_to_rqmc(monkeypatch):
 @pytest.mark.slow
 def test_1rsb_capacity_K7_rqmc_vs_multiset_outer_rule():
     """K = 7: the RQMC capacity vs alpha at the same (q0, y) with a Gauss-Hermite multiset outer rule."""
-    p = cm.tcm_capacity_1rsb_point(7)
+    p = cm.advanced.tcm_capacity_1rsb_point(7)
     se = p.extra["stderr"]
     assert se < 2e-3 * p.alpha_c
     a_ms = sign_1rsb._alpha_of(7, p.q0, p.y, 10, 4)
     assert abs(a_ms - p.alpha_c) < 4 * se + 2e-3
-    assert cm.tcm_capacity_1rsb_point(5).alpha_c < p.alpha_c < cm.tcm_capacity(7)
+    assert cm.advanced.tcm_capacity_1rsb_point(5).alpha_c < p.alpha_c < cm.tcm_capacity(7)
 
 
 @pytest.mark.slow
@@ -218,7 +218,7 @@ def test_1rsb_capacity_large_K_table_grows_like_sqrt_log_K():
     alpha_c/sqrt(ln K) decreases slowly (3.00 at K = 3, ~2.7 at K = 25, below 2.7 beyond)."""
     from statmech.figures import load_data
     rows = {r["K"]: r for r in load_data("committee_1rsb_largeK").results}
-    r = cm.tcm_capacity_1rsb_rqmc(25, seed=1000)    # sets independent of the stored ones (0-8, 100-123)
+    r = cm.advanced.tcm_capacity_1rsb_rqmc(25, seed=1000)    # sets independent of the stored ones (0-8, 100-123)
     ref = rows[25]
     assert abs(r.alpha_c - ref["alpha_c"]) < 4 * math.hypot(r.extra["stderr"], ref["stderr"])
     Ks = sorted(k for k in rows if k >= 25)

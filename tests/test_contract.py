@@ -25,8 +25,8 @@ from statmech import activations, committee, continuation, franz_parisi, glm, pe
 
 PACKAGES = {"perceptron": perceptron, "perceptron.advanced": perceptron.advanced, "scm": scm,
             "scm.advanced": scm.advanced,
-            "committee": committee, "franz_parisi": franz_parisi, "activations": activations,
-            "continuation": continuation, "glm": glm}
+            "committee": committee, "committee.advanced": committee.advanced, "franz_parisi": franz_parisi,
+            "activations": activations, "continuation": continuation, "glm": glm}
 
 # ------------------------------------------------------------------------------- the domains
 KAPPA = st.sampled_from([-1.0, 0.5]) | st.floats(-5.0, 5.0)      # both signs in the first few draws
@@ -282,39 +282,40 @@ CASES = {
                                       {"n": 1}),
     "committee.tcm_at_line": (C.tcm_at_line, args(st.sampled_from([1, 3])), {"n": 1}),
     "committee.tcm_at_line_point": (C.tcm_at_line_point, args(st.sampled_from([1, 3])), {"n": 1}),
-    "committee.tcm_capacity_1rsb_point": (C.tcm_capacity_1rsb_point, args(st.sampled_from([1, 3])), {"n": 0}),
-    "committee.tcm_capacity_1rsb_rqmc": (C.tcm_capacity_1rsb_rqmc, args(st.just(7)), {"n": 0}),
-    "committee.rs_large_K_coefficient": (C.rs_large_K_coefficient, args(), {"n": 1}),
-    "committee.monasson_zecchina": (C.monasson_zecchina, args(ODD_K), {"inf": ("result", "alpha_c")}),
-    "committee.one_rsb_large_K_coefficient": (C.one_rsb_large_K_coefficient, args(), {"n": 1}),
-    "committee.tcm_1rsb_large_K": (C.tcm_1rsb_large_K, args(st.floats(10.0, 1e6)), {"n": 1}),
-    "committee.relu_kernel_Q": (C.relu_kernel_Q, args(st.floats(-1.0, 1.0)), {}),
-    "committee.relu_rs_capacity_error": (C.relu_rs_capacity_error, args(st.sampled_from([2, 4])), {"n": 1}),
-    "committee.sign_flip_cost": (C.sign_flip_cost, args(_fields(1)), {}),
-    "committee.relu_flip_cost": (C.relu_flip_cost, args(_fields(0)), {}),
-    "committee.relu_capacity_1rsb_point": (C.relu_capacity_1rsb_point, args(st.just(2)), {"n": 0}),
-    "committee.relu_at_line": (C.relu_at_line, args(st.just(2)), {"n": 1}),
-    "committee.relu_1rsb_alpha_rqmc": (C.relu_1rsb_alpha_rqmc, args(st.floats(0.1, 0.9), st.floats(0.1, 5.0)), {"n": 0}),
-    "committee.relu_capacity_1rsb_rqmc": (C.relu_capacity_1rsb_rqmc, args(st.just(4), progress=st.just(False)), {"n": 0}),
+    "committee.advanced.tcm_capacity_1rsb_point": (C.advanced.tcm_capacity_1rsb_point, args(st.sampled_from([1, 3])), {"n": 0}),
+    "committee.advanced.tcm_capacity_1rsb_rqmc": (C.advanced.tcm_capacity_1rsb_rqmc, args(st.just(7)), {"n": 0}),
+    "committee.advanced.rs_large_K_coefficient": (C.advanced.rs_large_K_coefficient, args(), {"n": 1}),
+    "committee.advanced.monasson_zecchina": (C.advanced.monasson_zecchina, args(ODD_K), {"inf": ("result", "alpha_c")}),
+    "committee.advanced.one_rsb_large_K_coefficient": (C.advanced.one_rsb_large_K_coefficient, args(), {"n": 1}),
+    "committee.advanced.tcm_1rsb_large_K": (C.advanced.tcm_1rsb_large_K, args(st.floats(10.0, 1e6)), {"n": 1}),
+    "committee.advanced.relu_kernel_Q": (C.advanced.relu_kernel_Q, args(st.floats(-1.0, 1.0)), {}),
+    "committee.advanced.relu_rs_capacity_error": (C.advanced.relu_rs_capacity_error, args(st.sampled_from([2, 4])), {"n": 1}),
+    "committee.advanced.sign_flip_cost": (C.advanced.sign_flip_cost, args(_fields(1)), {}),
+    "committee.advanced.relu_flip_cost": (C.advanced.relu_flip_cost, args(_fields(0)), {}),
+    "committee.advanced.relu_capacity_1rsb_point": (C.advanced.relu_capacity_1rsb_point, args(st.just(2)), {"n": 0}),
+    "committee.advanced.relu_at_line": (C.advanced.relu_at_line, args(st.just(2)), {"n": 1}),
+    "committee.advanced.relu_1rsb_alpha_rqmc": (C.advanced.relu_1rsb_alpha_rqmc, args(st.floats(0.1, 0.9), st.floats(0.1, 5.0)), {"n": 0}),
+    "committee.advanced.relu_capacity_1rsb_rqmc": (C.advanced.relu_capacity_1rsb_rqmc, args(st.just(4), progress=st.just(False)), {"n": 0}),
     # merged from main (RSB at K = inf, Ising 1RSB): the slow sweep only, their cost is not measured here
     "committee.sign_capacity_large_K": (C.sign_capacity_large_K, args(st.floats(10.0, 1e6)), {"n": 0}),
     "committee.sign_capacity_large_K_point": (C.sign_capacity_large_K_point, args(st.floats(10.0, 1e6)), {"n": 0}),
-    "committee.tcm_capacity_inf_point": (C.tcm_capacity_inf_point, args(st.sampled_from(["relu", "erf", "quadratic"]),
+    "committee.advanced.tcm_capacity_inf_point": (C.advanced.tcm_capacity_inf_point, args(st.sampled_from(["relu", "erf", "quadratic"]),
                                                                         st.sampled_from(["rs", "1rsb", "2rsb", "frsb"])),
                                          {"n": 0, "inf": ("K",)}),
-    "committee.tcm_kstep_inf": (C.tcm_kstep_inf, args(st.sampled_from(["relu", "erf", "quadratic"]), st.sampled_from([1, 2]),
+    "committee.advanced.tcm_kstep_inf": (C.advanced.tcm_kstep_inf, args(st.sampled_from(["relu", "erf", "quadratic"]), st.sampled_from([1, 2]),
                                                       check=st.booleans()), {"n": 0, "inf": ("K",)}),
-    "committee.relu_large_K_correction": (C.relu_large_K_correction, args(st.sampled_from(["rs", "1rsb", "2rsb"])),
+    "committee.advanced.relu_large_K_correction": (C.advanced.relu_large_K_correction, args(st.sampled_from(["rs", "1rsb", "2rsb"])),
                                           {"n": 2}),
-    "committee.relu_large_K_fit": (C.relu_large_K_fit, args(st.just([8, 10, 12, 16, 24]),
+    "committee.advanced.relu_large_K_fit": (C.advanced.relu_large_K_fit, args(st.just([8, 10, 12, 16, 24]),
                                                             st.just([2.8746, 2.8934, 2.8984, 2.9016, 2.9060]),
                                                             st.lists(st.floats(1e-4, 1e-2), min_size=5, max_size=5),
                                                             st.sampled_from(["rs", "1rsb"]),
                                                             fix_a=st.booleans()), {"n": 2}),
-    "committee.tcm_1rsb_point": (C.tcm_1rsb_point, args(st.just(3), st.floats(0.9, 0.99)), {"n": 0}),
-    "committee.tcm_2rsb_alpha": (C.tcm_2rsb_alpha, args(st.floats(0.4, 0.7), st.floats(0.85, 0.95), st.floats(10.0, 25.0),
+    "committee.advanced.tcm_1rsb_point": (C.advanced.tcm_1rsb_point, args(st.sampled_from([3, 5, 7]), st.floats(0.9, 0.99),
+                                                        progress=st.just(False)), {"n": 0}),
+    "committee.advanced.tcm_2rsb_alpha": (C.advanced.tcm_2rsb_alpha, args(st.floats(0.4, 0.7), st.floats(0.85, 0.95), st.floats(10.0, 25.0),
                                                         st.floats(25.0, 45.0)), {"n": 0, "inf": ("result",)}),
-    "committee.tcm_output_kernel": (C.tcm_output_kernel, args(st.floats(-1.0, 1.0), st.sampled_from(["relu", "erf", "quadratic"])),
+    "committee.advanced.tcm_output_kernel": (C.advanced.tcm_output_kernel, args(st.floats(-1.0, 1.0), st.sampled_from(["relu", "erf", "quadratic"])),
                                     {"n": 2}),
     "perceptron.advanced.binary_capacity_1rsb": (P.advanced.binary_capacity_1rsb, args(st.floats(0.0, 2.0)), {"n": 0}),
     "perceptron.advanced.binary_rsb_free_entropy": (P.advanced.binary_rsb_free_entropy, args(st.just(0.2), st.just(0.6), st.just(0.5),
@@ -424,8 +425,12 @@ EXEMPT = {
     "continuation.KINDS": "tuple of names", "continuation.Problem": "problem class", "continuation.Branch": "result class",
     "continuation.SpecialPoint": "result class", "continuation.CoexistencePoint": "result class",
     "continuation.Analysis": "result class", "continuation.Curve": "result class",
-    "committee.TCMRSBPoint": "result class", "committee.TCM2RSBResult": "result class",
-    "committee.tcm_2rsb_search": "a Nelder-Mead search over committee.tcm_2rsb_alpha (covered): minutes to hours",
+    "committee.advanced": "the namespace module of the method-specific entry points (its names have cases)",
+    "committee.advanced.Rule": "a quadrature rule (an input of committee.advanced.tcm_1rsb_point)",
+    "committee.advanced.TCMRSBPoint": "result class", "committee.advanced.TCM2RSBResult": "result class",
+    "committee.advanced.TCM1RSBBranch": "result class",
+    "committee.advanced.tcm_1rsb_branch": "traces committee.tcm_1rsb_point (covered) at five or six q1: tens of minutes",
+    "committee.advanced.tcm_2rsb_search": "a Nelder-Mead search over committee.tcm_2rsb_alpha (covered): minutes to hours",
     "continuation.plot_branches": "plotting", "continuation.plot_phase_diagram": "plotting",
     **{f"glm.{n}": "a component of a specification (sympy-backed), not a solver" for n in (
         "Model", "Loss", "Penalty", "Prior", "Channel", "LOSSES", "square", "logistic", "hinge", "squared_hinge",
@@ -445,7 +450,7 @@ def test_every_public_name_is_covered():
     assert public - set(CASES) - set(EXEMPT) == set(), "public names without a contract case"
     assert set(CASES) | set(EXEMPT) <= public, "cases for names that are not public"
     for name in ("perceptron.SPHERICAL_TS_ASYMPTOTIC_CONSTANT", "activations.SWISH_MIN_X", "activations.SWISH_MIN_VALUE"):
-        pkg, attr = name.split(".")
+        pkg, attr = name.rsplit(".", 1)
         assert math.isfinite(getattr(PACKAGES[pkg], attr))
 
 

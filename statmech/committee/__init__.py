@@ -63,44 +63,42 @@ Poisson binomial, leave-one/two-out derivatives, flip costs, the order-statistic
 the 1RSB inner average) are numba kernels (cache=True, compiled on first use).  K-dimensional
 Gaussian averages use permutation symmetry: sums over multisets of the nodes of a 1-d rule.
 
-Public API
-----------
+Public API (the questions)
+--------------------------
+``tcm_capacity(K, activation="sign", ansatz="rs")`` -> the capacity alpha_c (a float, or a
+:class:`statmech.result.Estimate` carrying ``.error`` where the value has a quadrature or
+Monte-Carlo error); ``tcm_capacity_point(K, activation="sign", ansatz="rs")`` -> the same as a
+:class:`statmech.SaddlePoint` (Result protocol: ``error``, ``stability``, ``rs_stable``), any
+activation (sign, relu; erf and quadratic at K = inf), ansatz (rs, 1rsb at finite K; 2rsb .. 6rsb
+and frsb at K = inf) and K in the domain of each method (see :func:`tcm_capacity`);
 ``tcm_storage(alpha, K, activation="sign", ansatz="rs")`` -> SaddlePoint (q, q_hat, entropy,
-replicon, rs_stable), any odd K (multiset rules for K <= 7, randomized QMC for K >= 9);
-``tcm_capacity(K, activation, ansatz)`` -> float; ``tcm_at_line(K)`` -> alpha_AT,
-``tcm_at_line_point(K)`` (with error estimate); ``tcm_capacity_1rsb_point(K)`` -> SaddlePoint
-(q0, y) at the 1RSB capacity, any odd K (RQMC for K >= 7, ``tcm_capacity_1rsb_rqmc``);
-``rs_large_K_coefficient()``; ``monasson_zecchina(K)``; ``one_rsb_large_K_coefficient()`` (8/pi)
-and ``tcm_1rsb_large_K(K or ln_K)`` (the K -> inf continuum limit of Eq. 1RSB.1, Eq. 1RSB.L);
-``relu_kernel_Q(q)``; ``relu_rs_capacity_error(K)``; ``sign_flip_cost(t)``, ``relu_flip_cost(t)``;
-ReLU: ``tcm_storage(alpha, 2, "relu")`` (K = 2 RS at finite alpha), ``relu_at_line(2)``,
-``relu_capacity_1rsb_point(2)`` (1RSB = RS = 4/3, convex version space),
-``relu_capacity_1rsb_rqmc(K)`` and ``relu_1rsb_alpha_rqmc(q0, y, K)`` (K = 4, 6);
-K = inf beyond RS (docs/committee.md, "K = infinity: RS, k-step and full RSB"):
-``tcm_capacity(math.inf, "relu"|"erf"|"quadratic", "rs"|"1rsb"|"2rsb"..|"frsb")``,
-``tcm_capacity_point`` / ``tcm_capacity_inf_point`` (SaddlePoint), ``tcm_kstep_inf(activation, k,
-check=False)``, ``tcm_output_kernel(q, activation)``, and for sign units the large-K theory
-``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point``; ReLU from finite K to
-K = inf: ``relu_large_K_correction(ansatz)`` (the 1/sqrt(K) coefficient), ``relu_large_K_fit``;
-sign, finite-alpha 1RSB: ``tcm_1rsb_point(3, q1)`` -> ``TCMRSBPoint`` (q0, q1, m, alpha, ansatz);
-sign, frozen 2RSB (K = 3): ``tcm_2rsb_alpha(q0, q1, y1, y2)`` (Eq. 2RSB.1) and ``tcm_2rsb_search()``
--> ``TCM2RSBResult`` (ansatz "2rsb").
+replicon, rs_stable), any odd K <= 201 (multiset rules for K <= 7, randomized QMC for K >= 9), ReLU
+K = 2; ``tcm_at_line(K)`` -> alpha_AT and ``tcm_at_line_point(K)`` (with error estimate);
+``sign_capacity_large_K(K, ansatz)`` / ``sign_capacity_large_K_point`` (the sign committee at large
+K, continuum theory).
+
+Method-specific entry points (RQMC searches, the finite-alpha 1RSB branch, the 2RSB search at
+K = 3, the K = inf ladder, flip costs, large-K coefficients) are in :mod:`statmech.committee.advanced`;
+their old names here keep working with a ``DeprecationWarning``.
 
 Files
 -----
-One file per theory; the public names above are re-exported here, where they have always been.
+One file per theory; the questions above are re-exported here, the method-specific names in ``advanced.py``.
 
 ==========================  ===================================================================
 ``api.py``                  ``tcm_capacity``, ``tcm_storage``: dispatch over activation, ansatz, K
 ``sign_rs.py``              sign RS: capacity (Eq. 3.5), saddle point at finite alpha (RS.1-RS.3),
                             AT line
 ``sign_1rsb.py``            sign 1RSB at capacity (Eq. 1RSB.1): multiset rule (K <= 5), RQMC (K >= 7)
-``sign_1rsb_finite.py``     sign 1RSB at finite alpha (q1 < 1, m free; Eqs. F.1-F.3), K = 3:
+``sign_1rsb_finite.py``     sign 1RSB at finite alpha (q1 < 1, m free; Eqs. F.1-F.3), K = 3, 5, 7:
                             ``tcm_1rsb_point``
-``sign_1rsb_branch.py``     the approach of that branch to capacity (Eqs. F.7-F.8), extrapolation
+``sign_1rsb_branch.py``     the approach of that branch to capacity (Eqs. F.7-F.8), extrapolation,
+                            ``tcm_1rsb_branch``
 ``sign_2rsb.py``            sign 2RSB at capacity (q2 -> 1, Eq. 2RSB.1), K = 3
-``_rsb_avg.py``,            numba: the K-dimensional 1RSB averages (tensor rules; outer multisets)
-``_rsb_sorted.py``          and the K = 3 inner average in sorted order
+``_rsb_avg.py``,            numba: the K-dimensional 1RSB averages (tensor rules; outer multisets),
+``_rsb_sorted.py``,         the K = 3 inner average in sorted order, the any-K inner average in order
+``_rsb_order.py``,          statistics (Eqs. F.9-F.11), and the K = 3 2RSB middle average in order
+``_rsb2_order.py``          statistics (Eqs. M.1-M.3)
 ``large_k.py``              K -> inf: sign RS coefficient, continuum 1RSB (Eq. 1RSB.L),
                             Monasson--Zecchina; ReLU K = inf (kernel Q, effective perceptron)
 ``relu_rs.py``              ReLU RS capacity (Eq. RS.4): K = 2 exact, K >= 4 by RQMC
@@ -117,25 +115,21 @@ One file per theory; the public names above are re-exported here, where they hav
 
 from ._common import ACTIVATIONS, ANSATZE
 from .api import tcm_capacity, tcm_capacity_point, tcm_storage
-from .flip_cost import relu_flip_cost, sign_flip_cost
-from .large_k import (monasson_zecchina, one_rsb_large_K_coefficient, relu_kernel_Q, rs_large_K_coefficient,
-                      tcm_1rsb_large_K)
-from .large_k_rsb import (sign_capacity_large_K, sign_capacity_large_K_point, tcm_capacity_inf_point, tcm_kstep_inf,
-                          tcm_output_kernel)
-from .relu_1rsb import relu_1rsb_alpha_rqmc, relu_capacity_1rsb_rqmc
-from .relu_k2 import relu_at_line, relu_capacity_1rsb_point
-from .relu_large_K import relu_large_K_correction, relu_large_K_fit
-from .relu_rs import relu_rs_capacity_error
-from .sign_1rsb import tcm_capacity_1rsb_point, tcm_capacity_1rsb_rqmc
-from .sign_1rsb_finite import TCMRSBPoint, tcm_1rsb_point
-from .sign_2rsb import TCM2RSBResult, tcm_2rsb_alpha, tcm_2rsb_search
+from .large_k_rsb import sign_capacity_large_K, sign_capacity_large_K_point
 from .sign_rs import tcm_at_line, tcm_at_line_point
 
-__all__ = ["tcm_storage", "tcm_capacity", "tcm_capacity_point", "tcm_at_line", "tcm_at_line_point", "tcm_capacity_1rsb_point",
-           "tcm_capacity_1rsb_rqmc", "rs_large_K_coefficient", "monasson_zecchina",
-           "one_rsb_large_K_coefficient", "tcm_1rsb_large_K", "relu_kernel_Q", "relu_rs_capacity_error",
-           "sign_flip_cost", "relu_flip_cost", "relu_capacity_1rsb_point", "relu_at_line",
-           "relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc", "tcm_capacity_point", "tcm_capacity_inf_point",
-           "tcm_output_kernel", "tcm_kstep_inf", "sign_capacity_large_K", "sign_capacity_large_K_point",
-           "TCMRSBPoint", "tcm_1rsb_point", "TCM2RSBResult", "tcm_2rsb_alpha", "tcm_2rsb_search",
-           "relu_large_K_correction", "relu_large_K_fit"]
+__all__ = ["tcm_capacity", "tcm_capacity_point", "tcm_storage", "tcm_at_line", "tcm_at_line_point",
+           "sign_capacity_large_K", "sign_capacity_large_K_point", "advanced"]
+
+from . import advanced  # noqa: E402  (the method-specific entry points)
+from .._deprecation import moved as _moved  # noqa: E402
+
+__getattr__ = _moved(__name__, dict.fromkeys(advanced.__all__, "statmech.committee.advanced"), replacement={
+    "tcm_capacity_1rsb_point": "statmech.committee.tcm_capacity_point(K, 'sign', '1rsb') "
+                               "or statmech.committee.advanced.tcm_capacity_1rsb_point",
+    "relu_capacity_1rsb_point": "statmech.committee.tcm_capacity_point(2, 'relu', '1rsb') "
+                                "or statmech.committee.advanced.relu_capacity_1rsb_point",
+    "relu_capacity_1rsb_rqmc": "statmech.committee.tcm_capacity_point(K, 'relu', '1rsb') "
+                               "or statmech.committee.advanced.relu_capacity_1rsb_rqmc",
+    "tcm_capacity_inf_point": "statmech.committee.tcm_capacity_point(math.inf, activation, ansatz) "
+                              "or statmech.committee.advanced.tcm_capacity_inf_point"})

@@ -13,6 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..result import check_real
+
 __all__ = ["sign_flip_cost", "relu_flip_cost"]
 
 
@@ -136,15 +138,32 @@ def _relu_cost(t, half):
     return _relu_proj(t, half, np.empty(t.shape[0]))
 
 
+def _check_fields(t, function):
+    """t as a finite 1-d float array (TypeError for non-numbers, ValueError naming t otherwise)."""
+    check_real("t", t, function=function)
+    arr = np.asarray(t, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{function}: t must be a 1-d array of the K hidden fields, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{function}: t must be finite (no NaN or inf), got {t!r}")
+    return np.ascontiguousarray(arr)
+
+
 def sign_flip_cost(t):
-    """C(t) for majority vote (RS.4): sum of t_l^2 of the (K+1)/2 - n_+ smallest-``|t|`` negatives."""
-    t = np.ascontiguousarray(np.asarray(t, dtype=float))
+    """C(t) for majority vote (RS.4): sum of t_l^2 of the (K+1)/2 - n_+ smallest-``|t|`` negatives.
+
+    Domain: t a finite 1-d array of odd length K (the hidden fields of the K sign units)."""
+    t = _check_fields(t, "sign_flip_cost")
+    if t.size % 2 == 0:
+        raise ValueError(f"sign_flip_cost: t must have an odd length K (majority vote), got {t.size}")
     return float(_sign_cost(t))
 
 
 def relu_flip_cost(t):
-    """C(t) for the balanced ReLU TCM (RS.4); first half of ``t`` has c = +1."""
-    t = np.ascontiguousarray(np.asarray(t, dtype=float))
+    """C(t) for the balanced ReLU TCM (RS.4); first half of ``t`` has c = +1.
+
+    Domain: t a finite 1-d array of even length K (the hidden fields of the K ReLU units)."""
+    t = _check_fields(t, "relu_flip_cost")
     if t.size % 2:
-        raise ValueError(f"t must have an even length K (balanced ReLU machine), got {t.size}")
+        raise ValueError(f"relu_flip_cost: t must have an even length K (balanced ReLU machine), got {t.size}")
     return float(_relu_cost(t, t.size // 2))

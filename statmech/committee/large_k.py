@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import gaussian as gs
 from ..errors import ConvergenceError, check_range
+from ..result import check_real
 from ..saddle import SaddlePoint
 from ._common import _stationary_2d
 from ._kernels import _eqs
@@ -43,7 +44,10 @@ def rs_large_K_coefficient():
 
 
 def monasson_zecchina(K):
-    """Large-K 1RSB capacity law of Monasson & Zecchina (1995): (16/pi) sqrt(ln K)."""
+    """Large-K 1RSB capacity law of Monasson & Zecchina (1995): (16/pi) sqrt(ln K).
+
+    Domain: K >= 1 (float or array; ``math.inf`` gives inf)."""
+    check_real("K", K, function="monasson_zecchina")
     K = check_range("K", K, 1.0, allow_inf=True)
     v = 16.0 / math.pi * np.sqrt(np.log(K))
     return float(v) if v.ndim == 0 else v
@@ -125,7 +129,8 @@ def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16, start=None):
     same to < 1e-14 relative either way.
     """
     if (K is None) == (ln_K is None):
-        raise ValueError("give exactly one of K or ln_K")
+        raise ValueError("tcm_1rsb_large_K: give exactly one of K or ln_K")
+    check_real("K" if ln_K is None else "ln_K", K if ln_K is None else ln_K, function="tcm_1rsb_large_K")
     if ln_K is None:
         K = check_range("K", K, 3.0)
         ln_K = math.log(K)
@@ -137,7 +142,8 @@ def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16, start=None):
 
     def newton_from(p0, f0):
         """(info, eigenvalues, q0, yh, alpha_c, finer-quadrature alpha_c, accepted) of Newton from p0."""
-        info, Hm = _stationary_2d(f, p0, h=1e-3, tol=1e-9 * max(1.0, f0))
+        info, Hm = _stationary_2d(f, p0, h=1e-3, tol=1e-9 * max(1.0, f0), name="tcm_1rsb_large_K",
+                                  where=f"ln_K={ln_K!r}")
         q0, yh = 1.0 / (1.0 + math.exp(-info.x[0])), math.exp(info.x[1])
         ac = f(info.x)
         fine = _continuum_alpha(ln_K, q0, yh, level + 1, 2 * n_panels)
@@ -181,6 +187,7 @@ def tcm_1rsb_large_K(K=None, *, ln_K=None, level=4, n_panels=16, start=None):
 # --------------------------------------------------------------------------- balanced ReLU units, K = inf
 def relu_kernel_Q(q):
     """Normalized output overlap Q(q) of a balanced ReLU layer and Q'(q) (sympy kernel relu_Q)."""
+    check_real("q", q, function="relu_kernel_Q")
     q = check_range("q", q, -1.0, 1.0)
     Qv, dQ = np.vectorize(_eqs.relu_Q, otypes=[float, float])(q)
     return Qv, dQ
@@ -205,7 +212,8 @@ def _relu_inf_1rsb():
 def _relu_inf_1rsb_point():
     """alpha_c^1RSB of the K = inf balanced ReLU TCM: interior minimum of alpha(q0, y)."""
     f = _relu_inf_1rsb()
-    info, Hm = _stationary_2d(f, np.array([math.log(0.7 / 0.3), math.log(10.0)]), tol=1e-9)
+    info, Hm = _stationary_2d(f, np.array([math.log(0.7 / 0.3), math.log(10.0)]), tol=1e-9,
+                              name="tcm_capacity", where="K=inf, activation='relu', ansatz='1rsb'")
     q0 = 1.0 / (1.0 + math.exp(-info.x[0]))
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": math.inf, "activation": "relu"},
                        {"q0": q0, "y": math.exp(info.x[1])}, {"alpha_c": f(info.x)},

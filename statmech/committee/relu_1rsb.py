@@ -18,13 +18,15 @@ import numpy as np
 from ..errors import ConvergenceError, check_int, check_range
 from ..gaussian import ndtri_nb
 from ..saddle import SaddlePoint
-from ._common import _check_K, _sobol_normal_points
+from ..result import check_real
+from ._common import _bar, _check_K, _check_K_max, _disk_cached, _sobol_normal_points
 from ._kernels import _eqs
 from .flip_cost import _relu_cost, _relu_proj
 from .relu_rs import _alpha_rs_relu
 
 __all__ = ["relu_1rsb_alpha_rqmc", "relu_capacity_1rsb_rqmc"]
 
+_K_MAX_RELU_1RSB = 16
 #: the K of :func:`relu_capacity_1rsb_rqmc` (accuracy measured: docs/committee.md)
 RQMC_1RSB_KS = (4, 6, 8, 10, 12)
 
@@ -125,6 +127,7 @@ def relu_1rsb_alpha_rqmc(q0, y, K=4, *, log2_outer=10, log2_inner=10, seed=0, re
 
     alpha(q0, y) = -S/E, E = (2/y) E_{t0} ln Y(sqrt(q0) t0), Y(h) = E_{lambda ~ N(h, (1-q0) I)}
     exp(-y C(lambda)/2) with the exact ReLU flip cost C (water filling, ``_relu_cost``).
+    Domain: even 4 <= K <= 16, 0 < q0 < 1, y > 0 (ValueError outside, naming the argument).
     Outer average: a scrambled Sobol set of 2^log2_outer points with C(sqrt(q0) t0) as a control
     variate (its mean q0/alpha_c^RS(K) is known from the RS RQMC).  Inner: a scrambled Sobol net
     of 2^log2_inner points, Cranley--Patterson rotated per outer point, feeding a defensive
@@ -138,9 +141,13 @@ def relu_1rsb_alpha_rqmc(q0, y, K=4, *, log2_outer=10, log2_inner=10, seed=0, re
     Returns (alpha, stderr, inner_change): mean over ``reps`` independent randomizations, its
     standard error, and the change of alpha when the inner net is halved.
     """
-    k = _check_K(K, "relu")
+    k = _check_K(K, "relu", "relu_1rsb_alpha_rqmc")
     if k == math.inf or k < 4:
-        raise ValueError(f"K must be a finite even integer >= 4 for relu_1rsb_alpha_rqmc, got {K!r}")
+        raise ValueError(f"relu_1rsb_alpha_rqmc: K must be a finite even integer >= 4, got {K!r}")
+    _check_K_max(k, _K_MAX_RELU_1RSB, "relu_1rsb_alpha_rqmc", "the ReLU 1RSB alpha(q0, y) by RQMC "
+                 "(each flip cost grows like K^2 times the number of switched-on subsets)")
+    check_real("q0", q0, function="relu_1rsb_alpha_rqmc")
+    check_real("y", y, function="relu_1rsb_alpha_rqmc")
     q0 = float(check_range("q0", q0, 0.0, 1.0, lo_open=True, hi_open=True))
     y = float(check_range("y", y, 0.0, lo_open=True))
     mo = check_int("log2_outer", log2_outer, 4)
@@ -166,54 +173,70 @@ def relu_1rsb_alpha_rqmc(q0, y, K=4, *, log2_outer=10, log2_inner=10, seed=0, re
             float(vals.mean() - np.mean(halves)))
 
 
-@lru_cache(maxsize=8)
-def _relu_capacity_1rsb_rqmc_cached(k, mo, mi, seed, reps, progress=True):
-    from tqdm.auto import tqdm
+def _relu_search(k, mo, mi, seed, reps, progress):
+    """The minimum search of :func:`relu_capacity_1rsb_rqmc` (JSON-ready dict)."""
     a_rs = _alpha_rs_relu(k)[0]
-    bar = tqdm(desc=f"ReLU K={k} 1RSB: alpha(q0, y) evaluations", disable=not progress, leave=False)
+    memo = {}
 
-    def alpha_at(p, st):
+    def alpha_at(p, st, key=None):
+        if key is not None and key in memo:
+            return memo[key]
         q0 = 1.0 / (1.0 + math.exp(-p[0]))
         y = math.exp(p[1])
         lc, _, ch = _relu_outer_1rsb_is(*st, q0, y)
         E = 2.0 / y * _cv_mean(lc, ch, q0 / a_rs)
         bar.update(1)
-        return -_eqs.s1rsb(q0, y)[0] / E if E < 0.0 else math.inf
+        v = -_eqs.s1rsb(q0, y)[0] / E if E < 0.0 else math.inf
+        if key is not None:
+            memo[key] = v
+        return v
 
-    st = _relu_1rsb_sets(k, mo, mi, seed)
-    f = lambda pp: alpha_at(pp, st)
-    p = np.array([math.log(0.75 / 0.25), math.log(12.0)])
-    d = 0.4
-    its = 0
-    for _ in range(10):
-        its += 1
-        off = [(i, j) for i in (-1, 0, 1) for j in (-1, 0, 1)]
-        P = np.array([p + d * np.array(o) for o in off])
-        F = np.array([f(pp) for pp in P])
-        X = np.column_stack([np.ones(9), P[:, 0] - p[0], P[:, 1] - p[1], (P[:, 0] - p[0]) ** 2,
-                             (P[:, 0] - p[0]) * (P[:, 1] - p[1]), (P[:, 1] - p[1]) ** 2])
-        c = np.linalg.lstsq(X, F, rcond=None)[0]
-        Hm = np.array([[2 * c[3], c[4]], [c[4], 2 * c[5]]])
-        ok = bool(np.all(np.linalg.eigvalsh(Hm) > 0))
-        step = -np.linalg.solve(Hm, c[1:3]) if ok else None
-        if not ok or np.max(np.abs(step)) > 1.5 * d:
-            p = P[int(np.argmin(F))]      # recentre on the best grid point
-            continue
-        p = p + step
-        if d < 0.15:
-            break
-        d *= 0.5
-    else:
-        raise ConvergenceError("relu_capacity_1rsb_rqmc: no interior minimum of alpha(q0, y) found",
-                               x=p, diagnostics={"K": k})
-    resid = float(np.max(np.abs(c[1:3] + Hm @ (p - P[4]))))
-    vals = np.array([alpha_at(p, _relu_1rsb_sets(k, mo, mi, seed + r)) for r in range(reps)])
-    half = np.array([alpha_at(p, (lambda s3: (s3[0], np.ascontiguousarray(s3[1][: s3[1].shape[0] // 2]), s3[2]))(
-        _relu_1rsb_sets(k, mo, mi, seed + r))) for r in range(reps)])
-    bar.close()
+    # 3 grids of 9 points, then 2 reps evaluations (more if the grid is recentred)
+    with _bar(f"ReLU K={k} 1RSB: alpha(q0, y) evaluations", 27 + 2 * reps, progress) as bar:
+        st = _relu_1rsb_sets(k, mo, mi, seed)
+        f = lambda pp: alpha_at(pp, st, (float(pp[0]), float(pp[1])))
+        p = np.array([math.log(0.75 / 0.25), math.log(12.0)])
+        d = 0.4
+        its = 0
+        for _ in range(10):
+            its += 1
+            off = [(i, j) for i in (-1, 0, 1) for j in (-1, 0, 1)]
+            P = np.array([p + d * np.array(o) for o in off])
+            F = np.array([f(pp) for pp in P])
+            X = np.column_stack([np.ones(9), P[:, 0] - p[0], P[:, 1] - p[1], (P[:, 0] - p[0]) ** 2,
+                                 (P[:, 0] - p[0]) * (P[:, 1] - p[1]), (P[:, 1] - p[1]) ** 2])
+            c = np.linalg.lstsq(X, F, rcond=None)[0]
+            Hm = np.array([[2 * c[3], c[4]], [c[4], 2 * c[5]]])
+            ok = bool(np.all(np.isfinite(Hm)) and np.all(np.linalg.eigvalsh(Hm) > 0))
+            step = -np.linalg.solve(Hm, c[1:3]) if ok else None
+            if not ok or np.max(np.abs(step)) > 1.5 * d:
+                p = P[int(np.argmin(F))]      # recentre on the best grid point
+                bar.total += 9
+                continue
+            p = p + step
+            if d < 0.15:
+                break
+            d *= 0.5
+        else:
+            raise ConvergenceError(f"relu_capacity_1rsb_rqmc: no interior minimum of alpha(q0, y) found at K={k}",
+                                   x=p, diagnostics={"K": k})
+        resid = float(np.max(np.abs(c[1:3] + Hm @ (p - P[4]))))
+        vals = np.array([alpha_at(p, _relu_1rsb_sets(k, mo, mi, seed + r)) for r in range(reps)])
+        half = np.array([alpha_at(p, (lambda s3: (s3[0], np.ascontiguousarray(s3[1][: s3[1].shape[0] // 2]), s3[2]))(
+            _relu_1rsb_sets(k, mo, mi, seed + r))) for r in range(reps)])
     if not (np.all(np.isfinite(vals)) and np.all(np.isfinite(half))):
-        raise ConvergenceError("relu_capacity_1rsb_rqmc: non-finite alpha at the minimum", x=p, diagnostics={"K": k})
-    return p, resid, its, Hm, vals, half
+        raise ConvergenceError(f"relu_capacity_1rsb_rqmc: non-finite alpha at the minimum, K={k}", x=p,
+                               diagnostics={"K": k})
+    return {"p": [float(v) for v in p], "residual": resid, "iterations": its, "H": Hm.tolist(),
+            "vals": [float(v) for v in vals], "half": [float(v) for v in half]}
+
+
+@lru_cache(maxsize=8)
+def _relu_capacity_1rsb_rqmc_cached(k, mo, mi, seed, reps, progress=True):
+    key = {"K": k, "log2_outer": mo, "log2_inner": mi, "seed": seed, "reps": reps}
+    d = _disk_cached("relu_1rsb_rqmc", key, lambda: _relu_search(k, mo, mi, seed, reps, progress))
+    return (np.array(d["p"]), d["residual"], d["iterations"], np.array(d["H"]), np.array(d["vals"]),
+            np.array(d["half"]))
 
 
 def relu_capacity_1rsb_rqmc(K=4, *, log2_outer=10, log2_inner=10, seed=0, reps=4, progress=True):
@@ -232,26 +255,32 @@ def relu_capacity_1rsb_rqmc(K=4, *, log2_outer=10, log2_inner=10, seed=0, reps=4
     K = 8, 10, 12 (default sets): 2.6516 +- 0.0042, 2.6592 +- 0.0044, 2.6608 +- 0.0076; at those
     minima 2^12 x 2^10 points give 2.6456 +- 0.0013, 2.6597 +- 0.0008, 2.6652 +- 0.0019 (the
     default sets' errors grow with K; the K = inf value is 2.66428, docs/committee.md "ReLU: from
-    finite K to K = inf").  Takes ~1 min (K = 4) to ~40 min (K = 12) on a loaded machine.
+    finite K to K = inf").  Takes ~1 min (K = 4) to ~40 min (K = 12) on a loaded machine, with a
+    progress bar (``progress=False`` hides it); the result is cached in memory and on disk (keyed by
+    K, the point sets, the package version and its source), so a second process answers at once.
 
     Domain: K one of ``RQMC_1RSB_KS`` = 4, 6, 8, 10, 12; log2_outer, log2_inner integers >= 6;
     reps integer >= 2 (ValueError naming the argument otherwise).
     Returns a SaddlePoint (q0, y, alpha_c; hessian_eigenvalues of the fitted quadratic in
-    (logit q0, log y)).
+    (logit q0, log y), also ``stability``; ``error`` = the standard error over the randomizations).
     """
-    k = _check_K(K, "relu")
+    k = _check_K(K, "relu", "relu_capacity_1rsb_rqmc")
     if k not in RQMC_1RSB_KS:
-        raise ValueError(f"K must be one of {', '.join(map(str, RQMC_1RSB_KS))} for relu_capacity_1rsb_rqmc "
+        raise ValueError(f"relu_capacity_1rsb_rqmc: K must be one of {', '.join(map(str, RQMC_1RSB_KS))} "
                          f"(the even K >= 4 where its accuracy was measured), got {K!r}")
     mo = check_int("log2_outer", log2_outer, 6)
     mi = check_int("log2_inner", log2_inner, 6)
     reps = check_int("reps", reps, 2)
-    p, resid, its, Hm, vals, half = _relu_capacity_1rsb_rqmc_cached(k, mo, mi, int(seed), reps, bool(progress))
+    seed = check_int("seed", seed, 0)
+    p, resid, its, Hm, vals, half = _relu_capacity_1rsb_rqmc_cached(k, mo, mi, seed, reps, bool(progress))
+    eig = np.linalg.eigvalsh(Hm)
+    se = float(vals.std(ddof=1) / math.sqrt(reps))
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": k, "activation": "relu"},
                        {"q0": 1.0 / (1.0 + math.exp(-p[0])), "y": math.exp(p[1])},
                        {"alpha_c": float(vals.mean())}, converged=True, residual=resid, iterations=its,
-                       hessian_eigenvalues=np.linalg.eigvalsh(Hm),
-                       ansatz="1rsb", extra={"ansatz": "1rsb", "stderr": float(vals.std(ddof=1) / math.sqrt(reps)),
+                       hessian_eigenvalues=eig, rs_stable=bool(np.all(eig > 0)), error=se, stability=eig,
+                       headline="alpha_c",
+                       ansatz="1rsb", extra={"ansatz": "1rsb", "stderr": se,
                               "inner_change": float(vals.mean() - half.mean()), "alpha_reps": vals,
                               "points": (2 ** mo, 2 ** mi),
                               "note": "RQMC outer (control variate) x importance-sampled QMC inner"})

@@ -22,6 +22,7 @@ import sympy as sp
 from .. import gaussian as gs
 from ..errors import ConvergenceError, check_int, check_range
 from ..gaussian import inv_mills_nb, log_H_nb
+from ..result import check_real
 from ..saddle import SaddlePoint, root_scalar, vectorize_over
 from ..symbolic import LogH, Scalar, kernels
 from ._common import _check_K
@@ -280,7 +281,8 @@ def _relu2_storage_one(alpha, levels, tol):
                                f"at alpha={alpha} (q={q:.6f}); raise `level`", x=[q],
                                diagnostics={"alpha": alpha, "K": 2, "quadrature_error": quad_err})
     if not (math.isfinite(entropy) and math.isfinite(replicon)):
-        raise ConvergenceError("tcm_storage(relu) produced a non-finite value", x=[q], diagnostics={"alpha": alpha})
+        raise ConvergenceError(f"tcm_storage(relu): a non-finite value at alpha={alpha}, K=2", x=[q],
+                               diagnostics={"alpha": alpha})
     return SaddlePoint("committee.tcm_storage", params, {"q": q, "q_hat": 2.0 * dgs}, {"entropy": entropy},
                        converged=True, residual=abs(f(q)), iterations=info.iterations,
                        hessian_eigenvalues=np.array([hess]), replicon=replicon, rs_stable=bool(replicon > 0),
@@ -291,11 +293,15 @@ def _relu2_storage_one(alpha, levels, tol):
 
 def _relu_storage(alpha, K, level, tol):
     """ReLU branch of :func:`tcm_storage` (K = 2 only)."""
-    k = _check_K(K, "relu")
+    k = _check_K(K, "relu", "tcm_storage")
     if k != 2:
-        raise ValueError(f"K must be 2 for tcm_storage with activation='relu' (finite-alpha RS for K >= 4 "
+        raise ValueError(f"tcm_storage: K must be 2 with activation='relu' (finite-alpha RS for K >= 4 "
                          f"is not implemented), got {K!r}")
+    check_real("alpha", alpha, function="tcm_storage")
     a = check_range("alpha", alpha, 0.0)
+    if np.any(a >= 4.0 / 3.0):
+        raise ValueError(f"tcm_storage: alpha must be < alpha_c^RS(K=2, relu) = 4/3 for a finite-volume RS "
+                         f"solution, got {float(np.max(a))!r}")
     lo = _RELU2_LEVELS[0] if level is None else check_int("level", level, 2)
     tol = float(check_range("tol", tol, 0.0, lo_open=True, allow_inf=True))
     return vectorize_over(lambda al, guess=None: _relu2_storage_one(al, (lo, _RELU2_LEVELS[1]), tol), a,
@@ -331,7 +337,11 @@ def _relu2_at_line_cached(lo):
     if not (flo > 0 > fhi):
         raise ConvergenceError("relu_at_line: replicon sign change not bracketed in [0.05, 1.32]",
                                diagnostics={"K": 2, "replicon_lo": flo, "replicon_hi": fhi})
-    return float(root_scalar(f, (a_lo, a_hi), xtol=1e-8, rtol=1e-10).x[0])
+    try:
+        return float(root_scalar(f, (a_lo, a_hi), xtol=1e-8, rtol=1e-10).x[0])
+    except ConvergenceError as exc:
+        raise ConvergenceError(f"relu_at_line: the replicon root in alpha in [{a_lo}, {a_hi}] not found at K=2 ({exc})",
+                               x=exc.x, residual=exc.residual) from None
 
 
 # --------------------------------------------------------------------------- 1RSB at capacity

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numba
 import numpy as np
 
-from ._common import _check_K, _sobol_normal_points
+from ._common import K_MAX_RELU_RS, _check_K, _check_K_max, _disk_cached, _sobol_normal_points
 from .flip_cost import _relu_cost
 
 __all__ = ["relu_rs_capacity_error"]
@@ -57,11 +57,15 @@ def _alpha_rs_relu(K):
     """
     if K == 2:
         return 4.0 / 3.0, 0.0
-    m, se = _relu_rs_rqmc(K)
+    m, se = _disk_cached("relu_rs_rqmc", {"K": K, "log2_points": 16, "reps": 8, "seed": 2024},
+                         lambda: list(_relu_rs_rqmc(K)))
     return 1.0 / m, se / (m * m)
 
 
 def relu_rs_capacity_error(K):
-    """Standard error of ``tcm_capacity(K, "relu", "rs")`` (0 for K = 2 and K = inf: exact)."""
-    k = _check_K(K, "relu")
+    """Standard error of ``tcm_capacity(K, "relu", "rs")`` (0 for K = 2 and K = inf: exact).
+
+    Domain: even K with 2 <= K <= 100, or ``math.inf`` (ValueError otherwise, naming K)."""
+    k = _check_K(K, "relu", "relu_rs_capacity_error")
+    _check_K_max(k, K_MAX_RELU_RS, "relu_rs_capacity_error", "the ReLU RS capacity (RQMC)")
     return 0.0 if k == math.inf else float(_alpha_rs_relu(k)[1])

@@ -25,8 +25,8 @@ from .. import gaussian as gs
 from ..errors import ConvergenceError, check_int
 from ..gaussian import G_nb, H_nb
 from ..gaussian import left_tail_fill  # numba node filler of the core
-from ..saddle import SaddlePoint
-from ._common import _check_K, _sobol_normal_points, _stationary_2d
+from ..saddle import SaddlePoint, SolveInfo
+from ._common import K_MAX_RQMC, _bar, _check_K, _check_K_max, _disk_cached, _sobol_normal_points, _stationary_2d
 from ._kernels import _LOGFACT, _eqs, _multiset_point, _multiset_start
 
 __all__ = ["tcm_capacity_1rsb_point", "tcm_capacity_1rsb_rqmc"]
@@ -211,29 +211,52 @@ def _alpha_of(K, q0, y, n_outer, inner_level):
     return -S / E
 
 
+def _search_1rsb(k, n, lev, n_final, n_check, progress):
+    """Stationary point of alpha(q0, y) on the (n, lev) multiset rule (JSON-ready dict)."""
+    with _bar(f"TCM K={k} 1RSB (multiset n={n}): alpha(q0, y) evaluations", None, progress) as bar:
+        def f(p):
+            bar.update(1)
+            return _alpha_of(k, 1.0 / (1.0 + math.exp(-p[0])), math.exp(p[1]), n, lev)
+        try:
+            info, Hm = _stationary_2d(f, _1RSB_START.copy() if k == 3 else _1rsb_start(k))
+        except ConvergenceError as exc:
+            raise ConvergenceError(f"tcm_capacity_1rsb_point: no stationary point of alpha(q0, y) found at K={k} "
+                                   f"(outer Gauss-Hermite n={n}, inner level {lev}; {exc})", x=exc.x,
+                                   residual=exc.residual, iterations=exc.iterations, diagnostics={"K": k}) from None
+        q0, y = 1.0 / (1.0 + math.exp(-info.x[0])), math.exp(info.x[1])
+        if n_final is None:
+            ac = f(info.x)
+            fine = _alpha_of(k, q0, y, n + 4, lev + 1)
+        else:
+            # final value with a fine outer rule; error estimate = change from the check rule
+            ac = _alpha_of(k, q0, y, n_final, lev)
+            fine = _alpha_of(k, q0, y, n_check, lev)
+    return {"x": [float(v) for v in info.x], "residual": float(info.residual), "iterations": int(info.iterations),
+            "converged": bool(info.converged), "alpha_c": float(ac), "alpha_check": float(fine),
+            "eig": [float(v) for v in np.linalg.eigvalsh(Hm)]}
+
+
 @lru_cache(maxsize=16)
-def _capacity_1rsb_cached(k, n, lev, n_final=None, n_check=None):
-    f = lambda p: _alpha_of(k, 1.0 / (1.0 + math.exp(-p[0])), math.exp(p[1]), n, lev)
-    info, Hm = _stationary_2d(f, _1RSB_START.copy())
-    q0, y = 1.0 / (1.0 + math.exp(-info.x[0])), math.exp(info.x[1])
-    if n_final is None:
-        ac = f(info.x)
-        fine = _alpha_of(k, q0, y, n + 4, lev + 1)
-    else:
-        # final value with a fine outer rule; error estimate = change from the check rule
-        ac = _alpha_of(k, q0, y, n_final, lev)
-        fine = _alpha_of(k, q0, y, n_check, lev)
-    return info, ac, fine, np.linalg.eigvalsh(Hm)
+def _capacity_1rsb_cached(k, n, lev, n_final=None, n_check=None, progress=False):
+    """(SolveInfo, alpha_c, alpha of the check rule, Hessian eigenvalues) of the multiset search,
+    cached in memory and on disk (keyed by the rules, the package version and its source)."""
+    key = {"K": k, "n": n, "level": lev, "n_final": n_final, "n_check": n_check}
+    d = _disk_cached("sign_1rsb_multiset", key, lambda: _search_1rsb(k, n, lev, n_final, n_check, progress))
+    info = SolveInfo(np.array(d["x"]), d["residual"], d["iterations"], d["converged"])
+    return info, d["alpha_c"], d["alpha_check"], np.array(d["eig"])
 
 
-def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
+def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None, progress=True):
     """1RSB capacity of the sign TCM at its saddle point (q0, y) (Eq. 1RSB.1).
 
     alpha_c^1RSB is the stationary value of alpha(q0, y) = -S/E over q0 in (0, 1), y > 0
     (the saddle point of the 1RSB free entropy at which its 1/(1-q1) coefficient vanishes);
     for K = 3, 5 it is a minimum in both directions.  K = 1 (the perceptron, convex
     version space): the minimum sits on the RS boundary (y -> 0), alpha_c^1RSB = 2.
-    K odd in [1, 5]: the outer K-dimensional Gaussian average uses the multisets of an
+
+    Domain: odd K with 1 <= K <= 201 (``K_MAX_RQMC``; ValueError beyond, naming K and the limit:
+    for larger K see :func:`sign_capacity_large_K` and :func:`tcm_1rsb_large_K`).
+    K in [1, 5]: the outer K-dimensional Gaussian average uses the multisets of an
     ``n_outer``-point Gauss--Hermite rule (permutation symmetry), the inner one an exact
     reduction to a 1-d integral (order statistics of the flipped units).
 
@@ -241,53 +264,65 @@ def tcm_capacity_1rsb_point(K, *, n_outer=None, inner_level=None):
     n = 40 at the stationary point: alpha_c^1RSB(3) = 3.145842 (+- 2e-6; confirmed by an
     independent implementation, see docs/committee.md). The thesis's "approx 3.0"
     (Barkai--Hansel--Sompolinsky 1992) is 5 % lower; no stationary point of this ansatz lies
-    there.
+    there.  K = 5: alpha_c^1RSB = 3.6193 (+- 1e-4).
 
-    Returns a SaddlePoint with params K, order_params q0, y, thermo alpha_c,
-    hessian_eigenvalues of alpha(logit q0, log y), extra["quadrature_error"] (K = 3: change
-    of alpha_c between the n = 30 and n = 40 outer rules at the same point, an upper
-    estimate; K = 5: between n = 12 and n = 16; with explicit ``n_outer``/``inner_level``: change
-    with n + 4 and inner level + 1).  K = 5: alpha_c^1RSB = 3.6193 (+- 1e-4).
+    Returns a SaddlePoint with params K, order_params q0, y, thermo alpha_c (the headline),
+    hessian_eigenvalues of alpha(logit q0, log y) (= ``stability``: positive at the minimum),
+    ``error`` = extra["quadrature_error"] (K = 3: change of alpha_c between the n = 30 and n = 40
+    outer rules at the same point, an upper estimate; K = 5: between n = 12 and n = 16; with
+    explicit ``n_outer``/``inner_level``: change with n + 4 and inner level + 1).
 
     K >= 7: :func:`tcm_capacity_1rsb_rqmc` with 25 scramblings of 1024 points (search on the
     first), extra["stderr"] = standard error over the sets (relative ~5e-4 ... 1e-3 for
-    K = 7 ... 99), extra["quadrature_error"] = 2 stderr.  Cost on a shared core: ~20 s (K = 7),
-    ~1 min (K = 25), ~2 min (K = 49), several minutes (K = 99, see docs/committee.md); the
-    result is cached per K for the session.
+    K = 7 ... 99), ``error`` = extra["quadrature_error"] = 2 stderr.  Cost on a shared core: ~10-30 s
+    (K = 7), ~1 min (K = 25), ~2 min (K = 49), ~10-20 min (K = 99 ... 201, see docs/committee.md),
+    with a progress bar (``progress=False`` hides it).  Every result is cached in memory and on
+    disk (``STATMECH_CACHE_DIR``, keyed by K and the rules, the package version and the source of
+    the package), so a second process answers in well under a second.
     """
-    k = _check_K(K, "sign")
+    k = _check_K(K, "sign", "tcm_capacity_1rsb_point")
     if k == math.inf:
-        raise ValueError(f"K must be a finite odd integer for the finite-K 1RSB capacity, got {K!r}")
+        raise ValueError(f"tcm_capacity_1rsb_point: K must be a finite odd integer (K = inf: the capacity is "
+                         f"infinite, see sign_capacity_large_K), got {K!r}")
+    _check_K_max(k, K_MAX_RQMC, "tcm_capacity_1rsb_point", "the finite-K 1RSB capacity (RQMC)",
+                 "for larger K use sign_capacity_large_K(K, '1rsb') or tcm_1rsb_large_K(K)")
     if k >= 7:
         if n_outer is not None or inner_level is not None:
-            raise ValueError(f"n_outer/inner_level apply to K <= 5 only (K >= 7 uses RQMC), got K={K!r}")
-        return _capacity_1rsb_rqmc_cached(k)
+            raise ValueError(f"tcm_capacity_1rsb_point: n_outer/inner_level apply to K <= 5 only (K >= 7 uses RQMC), "
+                             f"got K={K!r}")
+        return _capacity_1rsb_rqmc_cached(k, bool(progress))
     if k == 1:
         return SaddlePoint("committee.tcm_capacity_1rsb", {"K": 1, "activation": "sign"},
                            {"q0": 1.0, "y": 0.0}, {"alpha_c": 2.0}, ansatz="1rsb", extra={"ansatz": "1rsb",
                            "note": "perceptron: 1RSB reduces to RS (minimum on the y -> 0 boundary)",
-                           "quadrature_error": 0.0})
+                           "quadrature_error": 0.0}, headline="alpha_c")
     n0, l0, nf, nc = _1RSB_ORDER[k]
     n = n0 if n_outer is None else check_int("n_outer", n_outer, 4)
     lev = l0 if inner_level is None else check_int("inner_level", inner_level, 1)
     if n_outer is not None or inner_level is not None:
         nf = nc = None
-    info, ac, fine, eig = _capacity_1rsb_cached(k, n, lev, nf, nc)
+    info, ac, fine, eig = _capacity_1rsb_cached(k, n, lev, nf, nc, bool(progress))
     q0 = 1.0 / (1.0 + math.exp(-info.x[0]))
     y = math.exp(info.x[1])
+    err = abs(fine - ac)
     return SaddlePoint("committee.tcm_capacity_1rsb", {"K": k, "activation": "sign"},
                        {"q0": q0, "y": y}, {"alpha_c": ac}, converged=True, residual=info.residual,
-                       iterations=info.iterations, hessian_eigenvalues=eig,
-                       ansatz="1rsb", extra={"ansatz": "1rsb", "quadrature_error": abs(fine - ac), "alpha_c_fine": fine})
+                       iterations=info.iterations, hessian_eigenvalues=eig, rs_stable=bool(np.all(eig > 0)),
+                       ansatz="1rsb", extra={"ansatz": "1rsb", "quadrature_error": err, "alpha_c_fine": fine},
+                       error=err, stability=eig, headline="alpha_c")
+
+
+_1RSB_RQMC_REPS = 24
 
 
 @lru_cache(maxsize=64)
-def _capacity_1rsb_rqmc_cached(k):
-    r = tcm_capacity_1rsb_rqmc(k, reps=24)
+def _capacity_1rsb_rqmc_cached(k, progress=False):
+    r = tcm_capacity_1rsb_rqmc(k, reps=_1RSB_RQMC_REPS, progress=progress)
     return SaddlePoint(r.model, r.params, r.order_params, r.thermo, converged=r.converged,
                        residual=r.residual, iterations=r.iterations,
-                       hessian_eigenvalues=r.hessian_eigenvalues, ansatz=r.ansatz,
-                       extra={**r.extra, "quadrature_error": 2.0 * r.extra["stderr"]})
+                       hessian_eigenvalues=r.hessian_eigenvalues, rs_stable=r.rs_stable, ansatz=r.ansatz,
+                       extra={**r.extra, "quadrature_error": 2.0 * r.extra["stderr"]},
+                       error=2.0 * r.extra["stderr"], stability=r.stability, headline="alpha_c")
 
 
 # --------------------------------------------------------------------------- 1RSB, larger K (Monte Carlo outer)
@@ -402,9 +437,10 @@ def _1rsb_start(K):
     return np.array([math.log(q0 / (1.0 - q0)), math.log(y)])
 
 
-def tcm_capacity_1rsb_rqmc(K, *, log2_points=10, seed=0, x0=None, reps=8):
+def tcm_capacity_1rsb_rqmc(K, *, log2_points=10, seed=0, x0=None, reps=8, progress=True):
     """1RSB capacity (Eq. 1RSB.1) for larger odd K with a randomized quasi-Monte Carlo outer average.
 
+    Domain: odd K with 3 <= K <= 201 (``K_MAX_RQMC``; ValueError beyond, naming K and the limit).
     The K-dimensional outer average E_{t0} ln Y uses one scrambled Sobol set of 2^log2_points
     points (fixed during the search, so alpha(q0, y) is smooth and its stationary point is
     found by Newton on finite-difference derivatives); the inner average is exact (1-d
@@ -418,14 +454,37 @@ def tcm_capacity_1rsb_rqmc(K, *, log2_points=10, seed=0, x0=None, reps=8):
     Cost (wall time of the search + 9 sets, log2_points = 10, on the 2 shared cores under
     load): 9 s (K = 3), 33 s (K = 9), 54 s (K = 25), 64-96 s (K = 35, 49), 5 min (K = 75),
     8 min (K = 99), 20 min (K = 151); each further set costs ~1/60 of that (table in
-    docs/committee.md, values in figures/data/committee_1rsb_largeK.json).  Checked against the multiset rule at
-    K = 3, 5.  Returns a SaddlePoint (q0, y, alpha_c; extra: stderr, alpha_c of each set).
+    docs/committee.md, values in figures/data/committee_1rsb_largeK.json); a progress bar counts
+    the evaluations of alpha(q0, y) (``progress=False`` hides it).  Checked against the multiset rule at
+    K = 3, 5.  Returns a SaddlePoint (q0, y, alpha_c; extra: stderr, alpha_c of each set;
+    ``error`` = stderr; ``stability`` = Hessian eigenvalues of alpha(logit q0, log y)).
+    Raises ConvergenceError naming K if the search finds no stationary point.
     """
-    k = _check_K(K, "sign")
+    k = _check_K(K, "sign", "tcm_capacity_1rsb_rqmc")
     if k == math.inf or k < 3:
-        raise ValueError(f"K must be a finite odd integer >= 3 for tcm_capacity_1rsb_rqmc, got {K!r}")
+        raise ValueError(f"tcm_capacity_1rsb_rqmc: K must be a finite odd integer >= 3, got {K!r}")
+    _check_K_max(k, K_MAX_RQMC, "tcm_capacity_1rsb_rqmc", "the finite-K 1RSB capacity (RQMC)",
+                 "for larger K use sign_capacity_large_K(K, '1rsb') or tcm_1rsb_large_K(K)")
     m = check_int("log2_points", log2_points, 6)
     nrep = check_int("reps", reps, 2)
+    seed = check_int("seed", seed, 0)
+    key = {"K": k, "log2_points": m, "seed": seed, "reps": nrep,
+           "x0": None if x0 is None else [float(v) for v in np.asarray(x0, dtype=float).ravel()]}
+    d = _disk_cached("sign_1rsb_rqmc", key, lambda: _rqmc_search(k, m, seed, x0, nrep, bool(progress)))
+    eig = np.array(d["eig"])
+    vals = d["alpha_sets"]
+    return SaddlePoint("committee.tcm_capacity_1rsb", {"K": k, "activation": "sign"},
+                       {"q0": 1.0 / (1.0 + math.exp(-d["x"][0])), "y": math.exp(d["x"][1])},
+                       {"alpha_c": float(np.mean(vals))}, converged=True, residual=d["residual"],
+                       iterations=d["iterations"], hessian_eigenvalues=eig, rs_stable=bool(np.all(eig > 0)),
+                       ansatz="1rsb", extra={"ansatz": "1rsb", "stderr": d["stderr"], "alpha_c_search_set": vals[0],
+                              "alpha_c_sets": list(vals), "points": 2 ** m,
+                              "note": f"RQMC outer average; stderr over {len(vals)} scramblings"},
+                       error=d["stderr"], stability=eig, headline="alpha_c")
+
+
+def _rqmc_search(k, m, seed, x0, nrep, progress):
+    """The search of :func:`tcm_capacity_1rsb_rqmc` (JSON-ready dict)."""
     gx, gw = _GL8
 
     def alpha_at(p, T):
@@ -433,25 +492,28 @@ def tcm_capacity_1rsb_rqmc(K, *, log2_points=10, seed=0, x0=None, reps=8):
         y = math.exp(p[1])
         S = _eqs.s1rsb(q0, y)[0]
         L = _outer_1rsb_mc(T, q0, y, gx, gw)
+        bar.update(1)
         if not np.all(np.isfinite(L)):
             return math.inf    # inner average underflow far from the saddle point: not a candidate
         E = 2.0 / y * float(np.mean(L))
         return -S / E if E < 0.0 else math.inf
 
-    T = _sobol_normal_points(k, m, seed)
-    start = _1rsb_start(k) if x0 is None else np.asarray(x0, dtype=float)
-    info, Hm = _stationary_2d(lambda p: alpha_at(p, T), start, h=2e-3, tol=1e-6)
-    ac = alpha_at(info.x, T)
-    vals = [ac] + [alpha_at(info.x, _sobol_normal_points(k, m, seed + 1 + r)) for r in range(nrep)]
+    with _bar(f"TCM K={k} 1RSB (RQMC): alpha(q0, y) evaluations", None, progress) as bar:
+        T = _sobol_normal_points(k, m, seed)
+        start = _1rsb_start(k) if x0 is None else np.asarray(x0, dtype=float)
+        try:
+            info, Hm = _stationary_2d(lambda p: alpha_at(p, T), start, h=2e-3, tol=1e-6)
+        except ConvergenceError as exc:
+            raise ConvergenceError(f"tcm_capacity_1rsb_rqmc: no stationary point of alpha(q0, y) found at K={k} "
+                                   f"({exc})", x=exc.x, residual=exc.residual, iterations=exc.iterations,
+                                   diagnostics={"K": k}) from None
+        ac = alpha_at(info.x, T)
+        bar.total = bar.n + nrep
+        bar.refresh()
+        vals = [ac] + [alpha_at(info.x, _sobol_normal_points(k, m, seed + 1 + r)) for r in range(nrep)]
     if not np.all(np.isfinite(vals)):
-        raise ConvergenceError("tcm_capacity_1rsb_rqmc: non-finite alpha at the stationary point",
-                               x=info.x, diagnostics={"K": k, "alpha_sets": vals})
+        raise ConvergenceError(f"tcm_capacity_1rsb_rqmc: non-finite alpha at the stationary point, K={k}",
+                               x=info.x, diagnostics={"K": k})
     se = float(np.std(vals, ddof=1) / math.sqrt(len(vals)))
-    eig = np.linalg.eigvalsh(Hm)
-    return SaddlePoint("committee.tcm_capacity_1rsb", {"K": k, "activation": "sign"},
-                       {"q0": 1.0 / (1.0 + math.exp(-info.x[0])), "y": math.exp(info.x[1])},
-                       {"alpha_c": float(np.mean(vals))}, converged=True, residual=info.residual,
-                       iterations=info.iterations, hessian_eigenvalues=eig,
-                       ansatz="1rsb", extra={"ansatz": "1rsb", "stderr": se, "alpha_c_search_set": ac,
-                              "alpha_c_sets": [float(v) for v in vals], "points": 2 ** m,
-                              "note": f"RQMC outer average; stderr over {len(vals)} scramblings"})
+    return {"x": [float(v) for v in info.x], "residual": float(info.residual), "iterations": int(info.iterations),
+            "eig": [float(v) for v in np.linalg.eigvalsh(Hm)], "alpha_sets": [float(v) for v in vals], "stderr": se}

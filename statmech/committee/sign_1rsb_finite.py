@@ -28,17 +28,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import ClassVar
 
 import numpy as np
 
 from .. import gaussian as gs
-from ..errors import ConvergenceError
+from ..errors import ConvergenceError, check_int
 from ..rsb import spherical_entropic
+from ..result import Result, check_real
 from ..saddle import newton
+from ._common import _bar
 from ._kernels import _LOGFACT
 from ._rsb_avg import _outer_multiset, _outer_points
 
-__all__ = ["Rule", "TCMRSBPoint", "solve", "tcm_1rsb_point"]
+__all__ = ["Rule", "TCMRSBPoint", "solve", "tcm_1rsb_point", "default_rule"]
 
 _EMPTY = np.empty(0)
 
@@ -52,7 +56,10 @@ class Rule:
     ("ts", level) tensor piecewise tanh--sinh with a break at each unit's zero crossing;
     ("sorted", n, n_rem, level) the sorted-order rule of :mod:`._rsb_sorted` (K = 3, any
     q1 < 1): Gauss--Legendre orders of the bulk and remainder pieces, tanh--sinh level of
-    the Gaussian tails;
+    the Gaussian tails; ("order", log2_total, seed) the order-statistics rule of
+    :mod:`._rsb_order` (any odd K, near capacity): the dominant term exactly, the remainder
+    E[Z^m - D^m] by RQMC with 2^log2_total samples of the outer measure (scrambling ``seed``);
+    its gradient is the central difference of the estimator at fixed point sets and grid;
     outer: ("gh", n) multisets of an n-point Gauss--Hermite rule, ("ts", level) multisets of
     the tanh--sinh rule of the RS averages (break at t = 0, :func:`.sign_rs._rs_nodes`), or
     ("rqmc", log2, seed) an antithetic scrambled Sobol set;
@@ -68,6 +75,8 @@ class Rule:
     def finer(self):
         """The check rule: inner level + 1 (tanh--sinh) or n + 4 (GH), outer n + 4 / next seed."""
         kind = self.inner[0]
+        if kind == "order":
+            return Rule(("order", self.inner[1] + 2, self.inner[2] + 1), self.outer, self.ibp)
         if kind == "sorted":
             i = ("sorted", self.inner[1] + 2, self.inner[2] + 2, self.inner[3])
         else:
@@ -100,9 +109,80 @@ def _inner_arrays(inner, K):
             _EMPTY, _EMPTY, _EMPTY, _EMPTY)
 
 
+# --------------------------------------------------------------------------- order-statistics rule (any K)
+_ORDER_LOG2_MAX = 14      # at most 2^14 RQMC samples at one outer point
+_ORDER_N_MIN = 16         # at least 16 at every outer point
+
+
+@lru_cache(maxsize=8)
+def _order_sets(K, log2_total, seed, npts):
+    """The RQMC point set (2K-dim scrambled Sobol, 2^min(log2_total, 14) points) and the
+    Cranley--Patterson shifts of the ``npts`` outer points, for the remainder of Eq. F.9."""
+    from scipy.stats import qmc
+    U = qmc.Sobol(d=2 * K, scramble=True, seed=seed).random_base2(min(log2_total, _ORDER_LOG2_MAX))
+    shifts = np.random.default_rng([seed, 7919]).random((npts, 2 * K))
+    U.setflags(write=False)
+    shifts.setflags(write=False)
+    return np.ascontiguousarray(U), np.ascontiguousarray(shifts)
+
+
+def _order_eval(K, q0, q1, m, rule, edges):
+    """[G_E, var, share, points, samples] of :func:`._rsb_order._outer_order` on the grid ``edges``."""
+    from ._rsb_order import _D_GL, _GW, _GX, _SINT, _outer_order, _pair_nodes, _pair_tables, _tables
+    from .sign_rs import _rs_nodes
+    if rule.outer[0] != "gh":
+        raise ValueError(f"the order-statistics inner rule needs a Gauss-Hermite multiset outer rule, got {rule.outer!r}")
+    z0, w0 = _rs_nodes(rule.outer)
+    npts = math.comb(z0.shape[0] + K - 1, K)
+    U, shifts = _order_sets(K, rule.inner[1], rule.inner[2], npts)
+    b = math.sqrt(q1 - q0)
+    se = math.sqrt(1.0 - q1)
+    avals = np.ascontiguousarray(math.sqrt(q0) * z0)
+    s, w, F, A, B = _tables(avals, b, se, m, edges, _GX, _GW, _SINT)
+    dx, dw = _gl(_D_GL)
+    pt, ps, pw = _pair_nodes(s, w, se, m, dx, dw)
+    PHI, BP = _pair_tables(avals, b, ps)
+    out = np.zeros(5)
+    _outer_order(z0, w0, K, q0, b, se, m, w, F, A, B, pt, pw, PHI, BP, U, shifts, float(2 ** rule.inner[1]),
+                 _ORDER_N_MIN, _LOGFACT, out)
+    return out
+
+
+def _order_grid(K, q0, q1, m, rule):
+    from ._rsb_order import s_grid
+    from .sign_rs import _rs_nodes
+    z0, _ = _rs_nodes(rule.outer)
+    return s_grid(math.sqrt(q0) * z0, math.sqrt(q1 - q0), math.sqrt(1.0 - q1), m)
+
+
+def _energetic_order(K, q0, q1, m, rule):
+    """(G_E, dG/dq0, dG/dq1, dG/dm, standard error of G_E) with the order-statistics rule: central
+    differences of the estimator at fixed point sets and fixed s-grid (that of the centre), so the
+    differences are the derivatives of one smooth function (steps 1e-4 of q0, q1 - q0, 1 - q1 and m)."""
+    edges = _order_grid(K, q0, q1, m, rule)
+    c = _order_eval(K, q0, q1, m, rule, edges)
+    h0 = 1e-4 * min(q0, q1 - q0)
+    h1 = 1e-4 * min(1.0 - q1, q1 - q0)
+    hm = 1e-4 * m
+    g = np.empty(3)
+    for i, (dq0, dq1, dm, h) in enumerate(((h0, 0.0, 0.0, h0), (0.0, h1, 0.0, h1), (0.0, 0.0, hm, hm))):
+        fp = _order_eval(K, q0 + dq0, q1 + dq1, m + dm, rule, edges)[0]
+        fm = _order_eval(K, q0 - dq0, q1 - dq1, m - dm, rule, edges)[0]
+        g[i] = (fp - fm) / (2.0 * h)
+    if not (np.all(np.isfinite(g)) and math.isfinite(c[0])):
+        raise ConvergenceError(f"tcm_1rsb_point: the order-statistics inner average is not finite at "
+                               f"(q0, q1, m) = ({q0:.6g}, {q1:.8g}, {m:.6g}), K={K}")
+    return np.array([c[0], g[0], g[1], g[2], math.sqrt(c[1])])
+
+
 def _energetic(K, q0, q1, m, rule, both=False):
     """(G_E, dG_E/dq0, dG_E/dq1, dG_E/dm) of Eq. F.2 (numba, :mod:`._rsb_avg`); dG_E/dq0 in the
-    form selected by ``rule.ibp``; ``both``: also the other form (5th entry: IBP, the 2nd: chain)."""
+    form selected by ``rule.ibp``; ``both``: also the other form (5th entry: IBP, the 2nd: chain).
+    The order-statistics rule (any K): central differences of its estimator (the 5th entry is then
+    the RQMC standard error of G_E)."""
+    if rule.inner[0] == "order":
+        out = _energetic_order(K, q0, q1, m, rule)
+        return out if both else out[:4]
     arrs = _inner_arrays(rule.inner, K)
     if rule.outer[0] in ("gh", "ts"):
         from .sign_rs import _rs_nodes
@@ -180,13 +260,16 @@ def fd_jacobian(K, fixed, value, u, rule, *, h=1e-5, f0=None):
     return Jm
 
 
-def _solve_broyden(K, fixed, value, u0, rule, *, tol=1e-9, maxiter=25):
+def _solve_broyden(K, fixed, value, u0, rule, *, tol=1e-9, maxiter=25, bar=None):
     """Newton (:func:`statmech.saddle.newton`, backtracking) with a forward-difference Jacobian at
     u0 and Broyden rank-one updates after every accepted step (one evaluation per iteration).
-    Raises ConvergenceError (from the core) if ``tol`` is not reached."""
+    Returns (u, SolveInfo, the final Jacobian); raises ConvergenceError (from the core) if ``tol``
+    is not reached.  ``bar``: a progress bar updated at every evaluation."""
     last = {}
 
     def F(u):
+        if bar is not None:
+            bar.update(1)
         f = _residual(K, fixed, value, u, rule)
         last["u"], last["f"] = np.array(u, dtype=float), f
         return f
@@ -205,7 +288,7 @@ def _solve_broyden(K, fixed, value, u0, rule, *, tol=1e-9, maxiter=25):
 
     info = newton(F, u0, jac, tol=tol, xtol=1e-13, maxiter=maxiter,
                   in_domain=lambda u: _in_domain(fixed, value, u))
-    return info.x, info
+    return info.x, info, state["J"]
 
 
 def solve(K, fixed, value, u0, rule, *, jac=None, tol=1e-10, maxiter=30, h=1e-6):
@@ -248,14 +331,19 @@ def replicon_1rsb(K, alpha, q0, q1, m, *, n_outer=("ts", 2), n_inner=10):
 
 
 # --------------------------------------------------------------------------- public: a point of the branch
-@dataclass(frozen=True)
-class TCMRSBPoint:
-    """A finite-alpha 1RSB saddle point of the sign tree committee (Eq. F.3).
+@dataclass(frozen=True, repr=False)
+class TCMRSBPoint(Result):
+    """A finite-alpha 1RSB saddle point of the sign tree committee (Eq. F.3), a :class:`statmech.Result`.
 
-    alpha, q0 < q1 < 1, m in (0, 1]: the solution; free_entropy: s of Eq. F.1 there;
-    converged, residual (max of the scaled stationarity equations), iterations: of the chord
-    Newton solve; ansatz: "1rsb"; rule: the quadrature (repr of :class:`Rule`).
+    alpha (the headline), q0 < q1 < 1, m in (0, 1]: the solution; free_entropy: s of Eq. F.1 there;
+    converged, residual (max of the scaled stationarity equations), iterations: of the quasi-Newton
+    solve; error: the change of alpha under the finer inner rule of :meth:`Rule.finer` on the same
+    outer rule (one Newton step of its equations from the solution, with the final Jacobian: the
+    inner quadrature and RQMC error of alpha; the outer-rule error is common to the frozen
+    computation on the same outer rule, docs/committee.md); ansatz: "1rsb"; rule: the quadrature (repr of :class:`Rule`); rs_stable and
+    stability: None (the stability of the 1RSB point is not computed).
     """
+    headline: ClassVar[str] = "alpha"
     K: int
     alpha: float
     q0: float
@@ -267,41 +355,104 @@ class TCMRSBPoint:
     iterations: int
     ansatz: str
     rule: str
+    error: float = 0.0
+    rs_stable: bool | None = None
+    stability: np.ndarray | None = None
 
 
-def tcm_1rsb_point(K, q1, *, guess=None, rule=None, tol=1e-9, maxiter=25):
+#: largest K of the finite-alpha 1RSB point (validated: K = 3 against the exact sorted-order rule,
+#: K = 5, 7 against the frozen capacity on the same outer rule)
+K_MAX_FINITE_1RSB = 7
+#: the order-statistics rule is built for the approach to capacity: 1 - q1 <= 0.05
+EPS_MAX_ORDER = 0.05
+
+
+def default_rule(K):
+    """The default quadrature of :func:`tcm_1rsb_point`: K = 3 the exact sorted-order inner rule
+    (6, 4, 1) with outer Gauss--Hermite n = 8; K = 5 the order-statistics rule with 2^17 RQMC
+    samples and outer n = 8 (792 multisets); K = 7 the same with outer n = 7 (1716 multisets; the
+    n = 6 rule has no stationary point of Eq. 1RSB.1 near the converged one, its alpha(q0, y) keeps
+    falling towards larger q0 and y, while n = 7 and 8 have it at (0.62, 75) like the RQMC search)."""
+    if K == 3:
+        return Rule(inner=("sorted", 6, 4, 1), outer=("gh", 8))
+    return Rule(inner=("order", 17, 0), outer=("gh", 8 if K == 5 else 7))
+
+
+def _check_point_args(K, q1, rule, function):
+    check_real("K", K, function=function)
+    check_real("q1", q1, function=function)
+    k = check_int("K", K, 3) if not (isinstance(K, float) and not math.isfinite(K)) else None
+    if k is None or k % 2 == 0 or k > K_MAX_FINITE_1RSB:
+        raise ValueError(f"{function}: K must be 3, 5 or 7 (odd K <= {K_MAX_FINITE_1RSB}, the validated finite-alpha "
+                         f"1RSB), got {K!r}")
+    q1 = float(q1)
+    if not 0.0 < q1 < 1.0:
+        raise ValueError(f"{function}: q1 must be in (0, 1), got {q1!r}")
+    rule = default_rule(k) if rule is None else rule
+    if not isinstance(rule, Rule):
+        raise TypeError(f"{function}: rule must be a Rule, got {type(rule).__name__}")
+    if rule.inner[0] == "sorted" and k != 3:
+        raise ValueError(f"{function}: the sorted inner rule is for K = 3 only, got K={k}")
+    if rule.inner[0] in ("gh", "ts") and k > 3:
+        raise ValueError(f"{function}: the tensor inner rules cost n^K per outer point; use the order rule "
+                         f"for K = {k}")
+    if rule.inner[0] == "order" and 1.0 - q1 > EPS_MAX_ORDER:
+        raise ValueError(f"{function}: 1 - q1 must be <= {EPS_MAX_ORDER} with the order-statistics rule (it is built "
+                         f"for the approach to capacity), got q1={q1!r}")
+    return k, q1, rule
+
+
+def tcm_1rsb_point(K, q1, *, guess=None, rule=None, tol=1e-9, maxiter=25, progress=True, check=True):
     """1RSB saddle point of the sign TCM at finite alpha on the branch towards capacity, at fixed q1.
 
     Along the 1RSB branch q1 grows from the AT line to 1 at capacity, so q1 (not alpha) is
-    the parameter: the unknowns are q0, m and alpha (Eq. F.3, grad s = 0).  K = 3 only (the
-    sorted-order inner average of :mod:`._rsb_sorted`; the tensor rules of :mod:`._rsb_avg`
-    do not resolve the layers of width sqrt(1 - q1) near capacity).  Default rule: inner
-    ("sorted", 6, 4, 1), outer ("gh", 8).  Default guess: the frozen expansion of Eq. F.8
-    with the same outer rule, q0 = q0*, m = y* (1 - q1), alpha = alpha_c + slope (1 - q1),
-    a poor start: alpha(eps) has large eps^{3/2} terms (docs/committee.md), pass a guess
-    interpolated from neighbouring points.  Quasi-Newton (:func:`_solve_broyden`): about
-    4 + iterations evaluations of Eq. F.1, ~10 s each (outer n = 6) on a loaded core.
+    the parameter: the unknowns are q0, m and alpha (Eq. F.3, grad s = 0).
 
-    Raises ValueError for K != 3 or q1 outside (0, 1), ConvergenceError (with the last
-    iterate) if the solve does not reach ``tol``.
+    Domain: K = 3, 5, 7 (ValueError otherwise, naming K); 0 < q1 < 1, and 1 - q1 <= 0.05 with the
+    order-statistics rule (the default for K = 5, 7).  Rules (:func:`default_rule`): K = 3 the
+    exact sorted-order inner average of :mod:`._rsb_sorted`; K = 5, 7 the order-statistics average
+    of :mod:`._rsb_order` (Eqs. F.9-F.11: dominant term and pair term exact, the remainder by RQMC
+    with a pair control variate), checked at K = 3 against the sorted rule (alpha to 3e-6 at
+    1 - q1 = 6.25e-4, 3e-5 at 2.5e-3).  The tensor rules of :mod:`._rsb_avg` do not resolve the
+    layers of width sqrt(1 - q1) near capacity.
+
+    Default guess: the frozen expansion of Eq. F.8 with the same outer rule, q0 = q0*, m = y* (1 - q1),
+    alpha = alpha_c + slope (1 - q1), a poor start (alpha(eps) has large eps^{3/2} terms,
+    docs/committee.md): pass a guess interpolated from neighbouring points (:func:`tcm_1rsb_branch`
+    does).  Quasi-Newton (:func:`_solve_broyden`): about 4 + iterations evaluations of the gradient of
+    Eq. F.1 (K = 3, sorted rule: ~10 s each; K = 5, 7 order rule: 7 evaluations of G_E of ~1-3 s each
+    on a loaded core), with a progress bar (``progress=False`` hides it).  ``check``: compute the
+    error of alpha with :meth:`Rule.finer` (one more gradient; ``error`` = 0 without it).
+
+    Returns a :class:`TCMRSBPoint`.  Raises ValueError for arguments outside the domain,
+    ConvergenceError naming K and q1 (with the last iterate) if the solve does not reach ``tol``.
     """
-    if K != 3:
-        raise ValueError(f"K must be 3 for tcm_1rsb_point (sorted-order inner average), got {K!r}")
-    if not (isinstance(q1, (int, float)) and 0.0 < q1 < 1.0):
-        raise ValueError(f"q1 must be a number in (0, 1), got {q1!r}")
-    rule = Rule(inner=("sorted", 6, 4, 1), outer=("gh", 8)) if rule is None else rule
+    k, q1, rule = _check_point_args(K, q1, rule, "tcm_1rsb_point")
     if guess is None:
         if rule.outer[0] != "gh":
-            raise ValueError(f"guess is required with a non Gauss-Hermite outer rule, got rule={rule!r}")
+            raise ValueError(f"tcm_1rsb_point: guess is required with a non Gauss-Hermite outer rule, got rule={rule!r}")
         from .sign_1rsb_branch import capacity_expansion
-        ce = capacity_expansion(K, n_outer=rule.outer[1])
+        ce = capacity_expansion(k, n_outer=rule.outer[1])
         eps = 1.0 - q1
         guess = (ce["q0"], ce["y"] * eps, ce["alpha_c"] + ce["slope"] * eps)
+    check_real("guess", guess, function="tcm_1rsb_point")
     u0 = np.asarray(guess, dtype=float)
-    if u0.shape != (3,) or not _in_domain("q1", q1, u0):
-        raise ValueError(f"guess must be (q0, m, alpha) with 0 < q0 < q1, m > 0, alpha > 0, got {guess!r}")
-    u, info = _solve_broyden(K, "q1", q1, u0, rule, tol=tol, maxiter=maxiter)
-    s = float(_functional(K, u[2], u[0], q1, u[1], rule)[0][0])
-    return TCMRSBPoint(K=K, alpha=float(u[2]), q0=float(u[0]), q1=float(q1), m=float(u[1]), free_entropy=s,
+    if u0.shape != (3,) or not np.all(np.isfinite(u0)) or not _in_domain("q1", q1, u0):
+        raise ValueError(f"tcm_1rsb_point: guess must be (q0, m, alpha) with 0 < q0 < q1, m > 0, alpha > 0, got {guess!r}")
+    with _bar(f"TCM K={k} 1RSB at q1={q1:.6g}: gradient evaluations", None, progress) as bar:
+        try:
+            u, info, J = _solve_broyden(k, "q1", q1, u0, rule, tol=tol, maxiter=maxiter, bar=bar)
+        except ConvergenceError as exc:
+            raise ConvergenceError(f"tcm_1rsb_point: no 1RSB saddle point found at K={k}, q1={q1!r} ({exc})",
+                                   x=exc.x, residual=exc.residual, iterations=exc.iterations,
+                                   diagnostics={"K": k, "q1": q1}) from None
+        err = 0.0
+        if check:
+            # one Newton step of the check rule's equations from the solution, with the final Jacobian
+            fine = _residual(k, "q1", q1, u, Rule(rule.finer().inner, rule.outer, rule.ibp))
+            bar.update(1)
+            err = float(abs(np.linalg.solve(J, -fine)[2]))
+    s = float(_functional(k, u[2], u[0], q1, u[1], rule)[0][0])
+    return TCMRSBPoint(K=k, alpha=float(u[2]), q0=float(u[0]), q1=float(q1), m=float(u[1]), free_entropy=s,
                        converged=bool(info.converged), residual=float(info.residual),
-                       iterations=int(info.iterations), ansatz="1rsb", rule=repr(rule))
+                       iterations=int(info.iterations), ansatz="1rsb", rule=repr(rule), error=err)

@@ -1,7 +1,9 @@
 r"""Sign tree committee machine, replica-symmetric theory (Eqs. RS.1--RS.4 and thesis Eq. 3.5).
 
 * capacity: ``_alpha_rs_sign(K)`` -- thesis Eq. 3.5, 1/alpha_c = K int_0^inf Dt t^2
-  I_{H(t)}((K-1)/2, (K+1)/2), on a tanh--sinh rule (two levels as the error check);
+  I_{H(t)}((K-1)/2, (K+1)/2), integrated in the swapped order (a Beta density against
+  P(chi2_3 <= tau^2), no incomplete beta function) on a tanh--sinh rule (two levels as the
+  error check);
 * RS saddle point at finite alpha (the sign branch of :func:`statmech.committee.tcm_storage`,
   ``_sign_storage``): root of Eq. RS.2 in q, entropy (RS.1), replicon (RS.3) and a quadrature
   error estimate;
@@ -25,33 +27,71 @@ from .. import gaussian as gs
 from ..errors import ConvergenceError, check_choice, check_int, check_range
 from ..gaussian import log_H_nb
 from ..saddle import SaddlePoint, root_scalar, vectorize_over
-from ._common import _check_K, _sobol_normal_points
+from ..result import check_real
+from ._common import K_MAX_RQMC, _bar, _check_K, _check_K_max, _disk_cached, _sobol_normal_points
 from ._kernels import _LOGFACT, _eqs, _multiset_weight, _multisets_next
 
 __all__ = ["tcm_at_line", "tcm_at_line_point"]
 
 
 # --------------------------------------------------------------------------- capacity (Eq. 3.5)
+_LN_GAMMA_HALF = 0.5 * math.log(math.pi)
+
+
+def _log_gamma_ratio_half(a):
+    """ln Gamma(a + 1/2) - ln Gamma(a), accurate to rounding for every a >= 1.
+
+    For a >= 20 by its asymptotic series, 1/2 ln a + sum_n (-1)^n (2^(1-n) - 2) B_n / (n (n-1) a^(n-1))
+    (Bernoulli numbers B_n, n = 2 ... 10; the first omitted term is below 1e-16 relative at a = 20),
+    so that no two log-gammas of size a ln a cancel (``betaln(0.5, 5e5)`` of scipy is off by 2e-10)."""
+    if a < 20.0:
+        return math.lgamma(a + 0.5) - math.lgamma(a)
+    ia = 1.0 / a
+    i2 = ia * ia
+    return 0.5 * math.log(a) + ia * (-1.0 / 8.0 + i2 * (1.0 / 192.0 + i2 * (-1.0 / 640.0 + i2 * (
+        17.0 / 14336.0 - i2 * 31.0 / 18432.0))))
+
+
 def _inv_alpha_rs_sign(K, level=5):
-    """K int_0^inf Dt t^2 P(Bin(K-1, 1-H(t)) <= (K-1)/2)  (thesis Eq. 3.5)."""
+    """1/alpha_c^RS of thesis Eq. 3.5, K int_0^inf Dt t^2 I_{H(t)}((K-1)/2, (K+1)/2), in the swapped order.
+
+    With I_x(a, b) = int_0^x f_{a,b}(u) du (f the Beta(a, b) density) and u = H(tau):
+
+        1/alpha_c = K int_0^inf Dtau f_{a,b}(H(tau)) J(tau),   J(tau) = int_0^tau Dt t^2 = P(chi2_3 <= tau^2)/2,
+
+    a = (K-1)/2, b = (K+1)/2.  No incomplete beta function is needed: ``scipy.special.betainc``
+    before scipy 1.12 (cephes) is wrong by ~1e-9 relative at a, b ~ 5e5 (K = 10^6 + 1), which
+    made the two quadrature levels disagree.  ln f is written without cancellation:
+    with e = erf(tau/sqrt 2), H = (1 - e)/2, ln f = (a-1) ln(1 - e^2) + ln(1 + e) + ln 2
+    - ln B(1/2, a) (duplication formula B(a, a+1) = 2^(1-2a) B(1/2, a)/2), every term O(1)
+    for tau ~ K^(-1/2), and ln B(1/2, a) from :func:`_log_gamma_ratio_half`.  The tanh--sinh
+    pieces break at 0, s/2, s, 2s, ..., 32s (s = K^(-1/2), the width of the Beta density in tau).
+    """
     if K == 1:
         return 0.5
+    a = 0.5 * (K - 1)
     s = 1.0 / math.sqrt(K)
-    z, w = gs.piecewise_nodes([0.0, 0.5 * s, s, 2 * s, 4 * s, 8 * s], level)
+    z, w = gs.piecewise_nodes([0.0, 0.5 * s, s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s], level)
     m = z > 0
-    t = z[m]
-    F = special.betainc(0.5 * (K - 1), 0.5 * (K + 1), gs.H(t))
-    return K * float(np.sum(w[m] * t * t * F))
+    t, w = z[m], w[m]
+    e = special.erf(t / math.sqrt(2.0))
+    small = e < 0.5
+    l_minus = np.where(small, 0.0, math.log(2.0) + gs.log_H(t))        # ln(1 - e) where e >= 1/2
+    l_plus = np.log1p(e)
+    l_prod = np.where(small, np.log1p(-np.where(small, e, 0.0) ** 2), l_minus + l_plus)   # ln(1 - e^2)
+    log_f = (a - 1.0) * l_prod + l_plus + math.log(2.0) - (_LN_GAMMA_HALF - _log_gamma_ratio_half(a))
+    J = 0.5 * special.gammainc(1.5, 0.5 * t * t)
+    return K * float(np.sum(w * np.exp(log_f) * J))
 
 
 @lru_cache(maxsize=256)
 def _alpha_rs_sign(K):
-    # tanh-sinh levels 4 and 5 agree to ~1e-15 for K = 3 ... 1e6 (levels 4-7 checked)
+    # tanh-sinh levels 4 and 5 agree to rounding for K = 3 ... 1e10 + 1, with any scipy >= 1.11
     v4 = 1.0 / _inv_alpha_rs_sign(K, 4)
     v5 = 1.0 / _inv_alpha_rs_sign(K, 5)
     if abs(v5 - v4) > 1e-12 * v5:
-        raise ConvergenceError("Eq. 3.5 quadrature did not converge", residual=abs(v5 - v4),
-                               diagnostics={"K": K})
+        raise ConvergenceError(f"tcm_capacity: the Eq. 3.5 quadrature (sign RS capacity) did not converge at K={K}",
+                               residual=abs(v5 - v4), diagnostics={"K": K})
     return v5
 
 
@@ -328,7 +368,12 @@ def _check_rules(K, level):
 
 
 # --------------------------------------------------------------------------- RS saddle point (RS.1-RS.3)
-def _storage_one(alpha, K, level, guess=None, tol=math.inf):
+def _storage_one(alpha, K, level, guess=None, tol=math.inf, progress=False):
+    with _bar(f"TCM K={K} RS storage, alpha={alpha:g}: K-dimensional averages", None, progress and K >= 7) as bar:
+        return _storage_one_bar(alpha, K, level, bar, tol)
+
+
+def _storage_one_bar(alpha, K, level, bar, tol):
     if alpha == 0.0:
         return SaddlePoint("committee.tcm_storage", {"alpha": 0.0, "K": K, "activation": "sign"},
                            {"q": 0.0, "q_hat": 0.0}, {"entropy": 0.0}, True, 0.0, 0,
@@ -336,7 +381,9 @@ def _storage_one(alpha, K, level, guess=None, tol=math.inf):
     ac = _alpha_rs_sign(K)
     if alpha >= ac:
         raise ValueError(f"alpha must be < alpha_c^RS(K={K}) = {ac:.12g} for a finite-volume RS solution, got {alpha!r}")
-    f = lambda q: _rs_residual(alpha, K, q, level)
+    def f(q):
+        bar.update(1)
+        return _rs_residual(alpha, K, q, level)
     lo, hi = 1e-12, 1.0 - 1e-9
     try:
         info = root_scalar(f, (lo, hi), xtol=1e-14)
@@ -418,17 +465,25 @@ def _rs_level_arg(k, method, level):
     return ("rqmc", _RS_RQMC_LOG2 if level is None else check_int("level", level, 8), 0)
 
 
-def _sign_storage(alpha, K, level, tol, method):
+def _sign_storage(alpha, K, level, tol, method, progress=True):
     """Sign branch of :func:`statmech.committee.tcm_storage` (arguments as there, activation and ansatz checked)."""
-    k = _check_K(K, "sign")
+    k = _check_K(K, "sign", "tcm_storage")
     if k == math.inf:
-        raise ValueError(f"K must be a finite odd integer >= 1 for tcm_storage, got {K!r}")
+        raise ValueError(f"tcm_storage: K must be a finite odd integer >= 1 (at K = inf the RS capacity is "
+                         f"infinite), got {K!r}")
+    _check_K_max(k, K_MAX_RQMC, "tcm_storage", "the finite-K RS saddle point (RQMC for K >= 9, cost ~K^2)")
+    check_real("alpha", alpha, function="tcm_storage")
     a = check_range("alpha", alpha, 0.0)
+    ac = _alpha_rs_sign(k)
+    if np.any(a >= ac):
+        raise ValueError(f"tcm_storage: alpha must be < alpha_c^RS(K={k}) = {ac:.12g} for a finite-volume RS "
+                         f"solution, got {float(np.max(a))!r}")
     lev = _rs_level_arg(k, method, level)
     tol = float(check_range("tol", tol, 0.0, lo_open=True, allow_inf=True))
     if k in _RS_AUTO and method is None and level is None:
-        return vectorize_over(lambda al, guess=None: _storage_auto(al, k, tol), a, model="committee.tcm_storage")
-    return vectorize_over(lambda al, guess=None: _storage_one(al, k, lev, guess, tol), a,
+        return vectorize_over(lambda al, guess=None: _storage_auto(al, k, tol, progress), a,
+                              model="committee.tcm_storage")
+    return vectorize_over(lambda al, guess=None: _storage_one(al, k, lev, guess, tol, progress), a,
                           model="committee.tcm_storage")
 
 
@@ -438,19 +493,19 @@ def _sign_storage(alpha, K, level, tol, method):
 _RS_AUTO = {5: (("gh", 20), 1), 7: (("gh", _RS_GH_K7), ("rqmc", _RS_RQMC_LOG2, 0))}
 
 
-def _storage_auto(alpha, k, tol):
+def _storage_auto(alpha, k, tol, progress=False):
     """Default rule for K = 5, 7: Gauss-Hermite multiset, the fallback rule if its error estimate exceeds tol."""
     first, fallback = _RS_AUTO[k]
     try:
-        return _storage_one(alpha, k, first, None, tol)
+        return _storage_one(alpha, k, first, None, tol, progress)
     except ConvergenceError as exc:
         if "quadrature error" not in str(exc):
             raise
-    return _storage_one(alpha, k, fallback, None, tol)
+    return _storage_one(alpha, k, fallback, None, tol, progress)
 
 
 # --------------------------------------------------------------------------- AT line
-def tcm_at_line(K, *, level=None, method=None):
+def tcm_at_line(K, *, level=None, method=None, progress=True):
     """alpha_AT(K): where the replicon (Eq. RS.3) of the RS solution of the sign TCM vanishes.
 
     For K = 1 there is no instability below alpha_c = 2 (returns 2.0, marginal at capacity).
@@ -465,17 +520,22 @@ def tcm_at_line(K, *, level=None, method=None):
     alpha_AT = 1.7294 (K = 3), 2.0729 (K = 5), 2.3200, 2.4719, 2.5681, 2.6832, 2.7705
     (K = 7, 9, 11, 15, 21; +- ~1e-3); alpha_AT/alpha_c^RS = 0.430, 0.359, 0.317, 0.284, 0.257,
     0.218, 0.180.  Cost: seconds (K = 3, level 2), ~2 min (K = 5, 7 wall), ~40 s (K = 11) to
-    ~3 min (K = 21) CPU.
+    ~3 min (K = 21) CPU, growing like K^2 ... K^3 (domain: odd K <= 201, ValueError beyond); a
+    progress bar for K >= 5, and the result is cached on disk (a second process answers at once).
     """
-    return float(tcm_at_line_point(K, level=level, method=method).alpha)
+    return float(tcm_at_line_point(K, level=level, method=method, progress=progress).alpha)
 
 
-def tcm_at_line_point(K, *, level=None, method=None):
+def tcm_at_line_point(K, *, level=None, method=None, progress=True):
     """SaddlePoint at the AT line: params alpha (= alpha_AT), K; order_params q; extra
-    quadrature_error (error estimate of alpha_AT) and alpha_over_alpha_c = alpha_AT/alpha_c^RS."""
-    k = _check_K(K, "sign")
+    quadrature_error (error estimate of alpha_AT, also ``error``) and alpha_over_alpha_c =
+    alpha_AT/alpha_c^RS.  Domain: odd K with 1 <= K <= 201 (ValueError beyond, naming K and the
+    limit).  A progress bar counts the K-dimensional averages for K >= 5 (``progress=False`` hides
+    it); the result is cached in memory and on disk (keyed by K and the rule)."""
+    k = _check_K(K, "sign", "tcm_at_line")
     if k == math.inf:
-        raise ValueError(f"K must be a finite odd integer >= 1 for tcm_at_line, got {K!r}")
+        raise ValueError(f"tcm_at_line: K must be a finite odd integer >= 1, got {K!r}")
+    _check_K_max(k, K_MAX_RQMC, "tcm_at_line", "the AT line (RQMC for K >= 7, cost ~K^2 ... K^3)")
     if k == 1:
         return SaddlePoint("committee.tcm_at_line", {"alpha": 2.0, "K": 1, "activation": "sign"},
                            {"q": 1.0}, {}, extra={"quadrature_error": 0.0, "alpha_over_alpha_c": 1.0,
@@ -483,8 +543,8 @@ def tcm_at_line_point(K, *, level=None, method=None):
     if k >= 7 and method is None and level is None:
         # the replicon term converges slowly in the Gauss-Hermite order (K = 7, q = 0.61:
         # ||d2 lnZ||^2 = 0.43234, 0.43106, 0.43056 for n = 16, 20, 24; RQMC 2^18: 0.43058)
-        return _at_line_cached(k, ("rqmc", _RS_RQMC_LOG2, 0))
-    return _at_line_cached(k, _rs_level_arg(k, method, level))
+        return _at_line_cached(k, ("rqmc", _RS_RQMC_LOG2, 0), bool(progress))
+    return _at_line_cached(k, _rs_level_arg(k, method, level), bool(progress))
 
 
 def _at_alpha_replicon(k, q, lev):
@@ -493,27 +553,36 @@ def _at_alpha_replicon(k, q, lev):
     return al, 1.0 - al * fro
 
 
-@lru_cache(maxsize=32)
-def _at_line_cached(k, lev):
+def _at_line_search(k, lev, progress):
+    """The AT-line root along the RS line (JSON-ready dict; see :func:`tcm_at_line`)."""
     ac = _alpha_rs_sign(k)
-    g = lambda q: _at_alpha_replicon(k, q, lev)[1]
-    grid = np.linspace(0.1, 0.9, 9)
-    vals = [g(q) for q in grid]
-    i = next((j for j in range(len(grid) - 1) if vals[j] > 0 >= vals[j + 1]), None)
-    if i is None:
-        raise ConvergenceError("tcm_at_line: replicon sign change not bracketed for q in [0.1, 0.9]",
-                               diagnostics={"K": k, "replicon": vals})
-    info = root_scalar(g, (grid[i], grid[i + 1]), xtol=1e-10)
-    q = float(info.x[0])
-    al = _at_alpha_replicon(k, q, lev)[0]
-    hq = 1e-5
-    dg = (g(q + hq) - g(q - hq)) / (2 * hq)            # d lambda_AT / dq along the RS line
-    da = (_at_alpha_replicon(k, q + hq, lev)[0] - _at_alpha_replicon(k, q - hq, lev)[0]) / (2 * hq)
-    ests = []
-    for lev_c in _check_rules(k, lev):
-        al_c, rep_c = _at_alpha_replicon(k, q, lev_c)
-        # root of the check rule, linearized: q_c = q - rep_c/dg; alpha_c = al_c + da (q_c - q)
-        ests.append(al_c - da * rep_c / dg)
+    checks = _check_rules(k, lev)
+    with _bar(f"TCM K={k} AT line: K-dimensional averages", None, progress and k >= 5) as bar:
+        def rep(q, lv=lev):
+            bar.update(1)
+            return _at_alpha_replicon(k, q, lv)
+        g = lambda q: rep(q)[1]
+        grid = np.linspace(0.1, 0.9, 9)
+        vals = [g(q) for q in grid]
+        i = next((j for j in range(len(grid) - 1) if vals[j] > 0 >= vals[j + 1]), None)
+        if i is None:
+            raise ConvergenceError(f"tcm_at_line: replicon sign change not bracketed for q in [0.1, 0.9] at K={k}",
+                                   diagnostics={"K": k, "replicon": vals})
+        try:
+            info = root_scalar(g, (grid[i], grid[i + 1]), xtol=1e-10)
+        except ConvergenceError as exc:
+            raise ConvergenceError(f"tcm_at_line: the replicon root in q in [{grid[i]:.2f}, {grid[i + 1]:.2f}] not found "
+                                   f"at K={k} ({exc})", x=exc.x, residual=exc.residual) from None
+        q = float(info.x[0])
+        al = rep(q)[0]
+        hq = 1e-5
+        dg = (g(q + hq) - g(q - hq)) / (2 * hq)            # d lambda_AT / dq along the RS line
+        da = (rep(q + hq)[0] - rep(q - hq)[0]) / (2 * hq)
+        ests = []
+        for lev_c in checks:
+            al_c, rep_c = rep(q, lev_c)
+            # root of the check rule, linearized: q_c = q - rep_c/dg; alpha_c = al_c + da (q_c - q)
+            ests.append(al_c - da * rep_c / dg)
     if isinstance(lev, tuple) and lev[0] == "rqmc":
         a_all = np.array([al] + ests)
         al_final = float(a_all.mean())
@@ -522,9 +591,18 @@ def _at_line_cached(k, lev):
         al_final = al
         err = abs(ests[0] - al)
     if not (0.0 < al_final < ac):
-        raise ConvergenceError("tcm_at_line: alpha_AT outside (0, alpha_c^RS)", x=[q],
+        raise ConvergenceError(f"tcm_at_line: alpha_AT outside (0, alpha_c^RS) at K={k}", x=[q],
                                diagnostics={"K": k, "alpha_AT": al_final, "alpha_c": ac})
-    return SaddlePoint("committee.tcm_at_line", {"alpha": al_final, "K": k, "activation": "sign"},
-                       {"q": q}, {}, converged=True, residual=abs(info.residual), iterations=info.iterations,
-                       replicon=0.0, extra={"quadrature_error": err, "alpha_over_alpha_c": al_final / ac,
-                                            "quadrature_level": lev, "alpha_search_rule": al})
+    return {"alpha": float(al_final), "q": q, "residual": float(abs(info.residual)), "iterations": int(info.iterations),
+            "error": float(err), "alpha_search_rule": float(al), "alpha_c": float(ac)}
+
+
+@lru_cache(maxsize=32)
+def _at_line_cached(k, lev, progress=False):
+    key = {"K": k, "level": list(lev) if isinstance(lev, tuple) else lev}
+    d = _disk_cached("sign_at_line", key, lambda: _at_line_search(k, lev, progress))
+    return SaddlePoint("committee.tcm_at_line", {"alpha": d["alpha"], "K": k, "activation": "sign"},
+                       {"q": d["q"]}, {}, converged=True, residual=d["residual"], iterations=d["iterations"],
+                       replicon=0.0, extra={"quadrature_error": d["error"], "alpha_over_alpha_c": d["alpha"] / d["alpha_c"],
+                                            "quadrature_level": lev, "alpha_search_rule": d["alpha_search_rule"]},
+                       error=d["error"], headline="alpha")

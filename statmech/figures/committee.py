@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import save
+from . import legend_outside, save
 from ._data import DataSpec, call, load
 
 LEAST_ACTION = ((45, 16), (90, 12))
@@ -31,7 +31,7 @@ def make(out_dir) -> list[Path]:
     paths.append(fig_capacity(out))
 
     # ---- simulation: fraction stored by least-action learning, K = 3
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plt.subplots(figsize=(6, 5.2), layout="constrained")
     data = load("committee_least_action")
     for N, _ in LEAST_ACTION:
         r = data.pick(N=N)
@@ -41,7 +41,7 @@ def make(out_dir) -> list[Path]:
     ax.set_xlabel(r"$\alpha = P/N$")
     ax.set_ylabel("fraction of instances stored")
     ax.set_title("K = 3 tree committee machine (sign)")
-    ax.legend(fontsize=8)
+    legend_outside(ax, "below", fontsize=7)
     paths.append(save(fig, out / "committee_simulation_K3.png"))
 
     # ---- exact storability (MILP), K = 3: from the stored JSON, recomputed (small) only if missing
@@ -57,7 +57,7 @@ def largeK_row(K, reps=8):
 
     from .. import committee as cm
     t0 = time.perf_counter()
-    r = cm.tcm_capacity_1rsb_rqmc(int(K), reps=int(reps))
+    r = cm.advanced.tcm_capacity_1rsb_rqmc(int(K), reps=int(reps))
     return {"K": int(K), "alpha_c": float(r.alpha_c), "stderr": float(r.extra["stderr"]), "q0": float(r.q0),
             "y": float(r.y), "alpha_c_sets": r.extra["alpha_c_sets"], "n_sets": len(r.extra["alpha_c_sets"]),
             "points": int(r.extra["points"]), "seconds": time.perf_counter() - t0}
@@ -69,7 +69,7 @@ def relu_row(K):
     from .. import committee as cm
     if int(K) == 2:
         return {"K": 2, "alpha_c": float(cm.tcm_capacity(2, "relu", "1rsb")), "stderr": 0.0}
-    r = cm.relu_capacity_1rsb_rqmc(int(K), progress=False)
+    r = cm.advanced.relu_capacity_1rsb_rqmc(int(K), progress=False)
     return {"K": int(K), "alpha_c": float(r.alpha_c), "stderr": float(r.extra.get("stderr", 0.0))}
 
 
@@ -89,7 +89,8 @@ DATASETS += (
 
 def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.0, 30.0, 50.0, 1e2, 3e2, 1e3,
                                      3e3, 1e4, 1e5, 1e6)):
-    """committee_capacity_vs_K.png: (a) alpha_c vs K, (b) RS alpha_c/sqrt(K), (c) 1RSB alpha_c/sqrt(ln K)."""
+    """committee_capacity_vs_K.png: (a) alpha_c vs K, (b) RS alpha_c/sqrt(K), (c) 1RSB alpha_c/sqrt(ln K)
+    against 1/ln K (linear axis; K = inf at the origin).  Legends under the panels."""
     import matplotlib.pyplot as plt
 
     from .. import committee as cm
@@ -100,18 +101,18 @@ def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.
     a1 = np.array([r["alpha_c"] for r in big])
     e1 = np.array([r.get("stderr", 0.0) for r in big])
 
-    fig, ax = plt.subplots(1, 3, figsize=(16, 4.6))
+    fig, ax = plt.subplots(1, 3, figsize=(16, 6.4), layout="constrained")
     Ks = np.arange(1, 26, 2)
     rs = np.array([cm.tcm_capacity(int(k)) for k in Ks])
-    c = cm.rs_large_K_coefficient()
+    c = cm.advanced.rs_large_K_coefficient()
     ax[0].plot(Ks, rs, "o-", ms=3, label="sign, RS (Eq. 3.5)")
     ax[0].plot(Ks, c * np.sqrt(Ks), "--", lw=1, label=r"$\sqrt{72/\pi}\,\sqrt{K}$")
     sel = K1 <= 25
     ax[0].errorbar(np.r_[1, K1[sel]], np.r_[2.0, a1[sel]], np.r_[0.0, e1[sel]], fmt="s-", ms=3, color="C3",
                    label="sign, 1RSB")
     Kl = np.linspace(3, 25, 100)
-    ax[0].plot(Kl, cm.monasson_zecchina(Kl), ":", color="C3", label=r"$(16/\pi)\sqrt{\ln K}$ (MZ)")
-    ax[0].plot(Kl, cm.one_rsb_large_K_coefficient() * np.sqrt(np.log(Kl)), "-.", lw=1, color="C3",
+    ax[0].plot(Kl, cm.advanced.monasson_zecchina(Kl), ":", color="C3", label=r"$(16/\pi)\sqrt{\ln K}$ (MZ)")
+    ax[0].plot(Kl, cm.advanced.one_rsb_large_K_coefficient() * np.sqrt(np.log(Kl)), "-.", lw=1, color="C3",
                label=r"$(8/\pi)\sqrt{\ln K}$ (1RSB, $K\to\infty$)")
     Kr = [2, 4, 6, 8]
     ax[0].plot(Kr, [cm.tcm_capacity(k, "relu") for k in Kr], "^-", color="C2", label="ReLU, RS")
@@ -122,7 +123,7 @@ def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.
     ax[0].set_xlabel("K (hidden units)")
     ax[0].set_ylabel(r"$\alpha_c$")
     ax[0].set_title("Tree committee machine: storage capacity")
-    ax[0].legend(fontsize=6.5)
+    legend_outside(ax[0], "below", fontsize=6.5)
 
     Kb = np.unique(np.round(np.logspace(0, 6, 25)).astype(int) | 1)
     rb = np.array([cm.tcm_capacity(int(k)) for k in Kb])
@@ -131,24 +132,26 @@ def fig_capacity(out_dir, lnK_curve=(1.09862, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 20.
     ax[1].set_xlabel("K")
     ax[1].set_ylabel(r"$\alpha_c^{RS}/\sqrt{K}$")
     ax[1].set_title("large-K law of the RS capacity (sign units)")
-    ax[1].legend(fontsize=8)
+    legend_outside(ax[1], "below", fontsize=7)
 
+    # (c) against 1/ln K on a linear axis: K = inf is the origin, the approach to the limit is visible
     L = np.log(K1)
-    ax[2].errorbar(L, a1 / np.sqrt(L), e1 / np.sqrt(L), fmt="s", ms=3, color="C3", label="1RSB, finite K (RQMC)")
+    ax[2].errorbar(1.0 / L, a1 / np.sqrt(L), e1 / np.sqrt(L), fmt="s", ms=3, color="C3", label="1RSB, finite K (RQMC)")
     lc = np.array(lnK_curve)
     cont, start = [], None
     for x in lc:  # along the curve, each minimum started from the previous one
-        r = cm.tcm_1rsb_large_K(ln_K=float(x), start=start)
+        r = cm.advanced.tcm_1rsb_large_K(ln_K=float(x), start=start)
         cont.append(r.ratio)
         start = (r.q0, r.y_hat)
     cont = np.array(cont)
-    ax[2].semilogx(lc, cont, "-", color="C0", label="continuum limit, Eq. 1RSB.L")
-    ax[2].axhline(8 / math.pi, color="k", ls="-.", lw=1, label=r"$8/\pi$ (derived)")
+    ax[2].plot(1.0 / lc, cont, "-", color="C0", label="continuum limit, Eq. 1RSB.L")
+    ax[2].axhline(8 / math.pi, color="k", ls="-.", lw=1, label=r"$8/\pi$ (derived, $K\to\infty$)")
     ax[2].axhline(16 / math.pi, color="C3", ls=":", lw=1, label=r"$16/\pi$ (Monasson–Zecchina)")
-    ax[2].set_xlabel(r"$\ln K$")
+    ax[2].set_xlim(0.0, 1.0)
+    ax[2].set_xlabel(r"$1/\ln K$  ($K\to\infty$ at 0)")
     ax[2].set_ylabel(r"$\alpha_c^{1RSB}/\sqrt{\ln K}$")
     ax[2].set_title("large-K law of the 1RSB capacity (sign units)")
-    ax[2].legend(fontsize=7)
+    legend_outside(ax[2], "below", fontsize=7)
     return save(fig, out / "committee_capacity_vs_K.png")
 
 
@@ -253,7 +256,7 @@ def fig_exact_storage(data, out_dir):
     from .. import committee as cm
     rows, fits = exact_analysis(data)
     a_rs, a_1rsb = cm.tcm_capacity(3), cm.tcm_capacity(3, "sign", "1rsb")
-    fig, ax = plt.subplots(1, 2, figsize=(11.5, 4.4))
+    fig, ax = plt.subplots(1, 2, figsize=(11.5, 6.0), layout="constrained")
     for k, x in enumerate(rows):
         ax[0].errorbar(x["alpha"], x["fraction"], x["stderr"], marker="o", ms=3, capsize=2, lw=1, color=f"C{k}",
                        label=f"N={x['N']} ({x['n_instances']} inst.)")
@@ -267,7 +270,7 @@ def fig_exact_storage(data, out_dir):
     ax[0].set_xlabel(r"$\alpha = P/N$")
     ax[0].set_ylabel("fraction of instances storable (exact)")
     ax[0].set_title("K = 3 tree committee machine: exact storability (MILP)")
-    ax[0].legend(fontsize=7, loc="lower left")
+    legend_outside(ax[0], "below", fontsize=7)
     inv = np.array([1 / x["N"] for x in rows])
     a50 = np.array([x["a50"]["alpha_50"] for x in rows])
     e50 = np.array([x["a50"]["stderr"] for x in rows])
@@ -288,5 +291,5 @@ def fig_exact_storage(data, out_dir):
     ax[1].set_ylabel(r"$\alpha_{50}$")
     ax[1].set_xlim(left=-0.005)
     ax[1].set_title("finite-size 50 % point and extrapolation")
-    ax[1].legend(fontsize=7)
+    legend_outside(ax[1], "below", fontsize=7)
     return save(fig, Path(out_dir) / "committee_exact_storage_K3.png")

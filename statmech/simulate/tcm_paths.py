@@ -166,7 +166,12 @@ def _hessian(X3, y, W, lam):
     Hm = np.empty((K * n, K * n))
     for j in range(K):
         Xj = X3[:, j, :]
-        Hm[j * n:(j + 1) * n, j * n:(j + 1) * n] = (Xj.T * c_diag[:, j]) @ Xj
+        # a GEMM of A^T B with A = B is not bitwise symmetric (the kernel's blocking, FMA and
+        # summation order differ between (r, c) and (c, r)): keep its upper triangle, mirror it
+        D = (Xj.T * c_diag[:, j]) @ Xj
+        iu = np.triu_indices(n, 1)
+        D.T[iu] = D[iu]
+        Hm[j * n:(j + 1) * n, j * n:(j + 1) * n] = D
         if j < K - 1:                  # all blocks (j, k > j) of the row in one GEMM
             B = (U[:, j, :].T * (l2 * s)) @ U[:, j + 1:, :].reshape(P, -1)
             Hm[j * n:(j + 1) * n, (j + 1) * n:] = B
@@ -182,7 +187,8 @@ def tcm_hessian(W, patterns, labels, K, lam=1.0):
     + delta_jk sigma lam ell'(t) tanh''(h_j)] xi_j xi_k^T``: the branches couple only through
     the output, so each diagonal block and each row of off-diagonal blocks is one GEMM over the
     patterns (on one BLAS thread).  Returns the (N, N) matrix in the flattened order of W (unit
-    by unit), exactly symmetric.
+    by unit), exactly symmetric by construction (each diagonal block's upper triangle is mirrored,
+    each off-diagonal block is placed with its transpose), whatever the BLAS.
     """
     X3, y, K = _check_data(patterns, labels, K)
     W = _check_W(W, K, X3.shape[2])
