@@ -67,7 +67,6 @@ INVOCATIONS = {
 # expected to fail here (non-strict xfail).  Remove an entry when its branch is merged; the test
 # then guards it.
 PENDING_SUBCOMMANDS = {
-    "committee capacity", "committee ladder", "committee storage",
 }
 
 # Subcommands that compute no solver result, with the reason; their JSON has "command" and their
