@@ -21,9 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # Files that still carry such references; they are being rewritten in other branches.
-PENDING = {
-    "README.md",
-}
+PENDING = set()
 
 # generated at documentation build time from the files checked here (see docs/conf.py)
 _GENERATED = ("docs/_build", "docs/api", "docs/models", "docs/notebooks")
