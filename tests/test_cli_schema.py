@@ -66,8 +66,7 @@ INVOCATIONS = {
 # machine and its online learning, the tree committee machine, Franz-Parisi, the phase diagrams):
 # expected to fail here (non-strict xfail).  Remove an entry when its branch is merged; the test
 # then guards it.
-PENDING_SUBCOMMANDS = {
-}
+PENDING_SUBCOMMANDS: set[str] = set()
 
 # Subcommands that compute no solver result, with the reason; their JSON has "command" and their
 # own keys, no protocol record.

@@ -89,7 +89,10 @@ def test_beta_log_h_terminal_against_nested_quadrature():
     ref = float(w @ logZx(math.sqrt(qm) * z, qm))
     assert kstep_average([qm, qs], [1.0], ch).value == pytest.approx(ref, abs=1e-11)
     q0, q1, mu = 0.3, 0.6, 0.5
-    rules = (piecewise_nodes([-1.0, 0.0, 1.0], 5), piecewise_nodes([-1.0, 0.0, 1.0], 5))
+    # levels 3 (z) and 4 (x) already agree with levels 5 and 7 to rounding (measured: |diff| 4e-16,
+    # 146 s at the higher levels against 1.4 s here)
+    x, wx = piecewise_nodes([-3.0, 0.0, 3.0], 4)
+    rules = (piecewise_nodes([-1.0, 0.0, 1.0], 3), piecewise_nodes([-1.0, 0.0, 1.0], 3))
     ref = _nested(lambda h: logZx(h, q1), (q0, q1 - q0), (mu,), rules)
     r = kstep_average([q0, q1, qs], [mu, 1.0], ch)
     assert r.value == pytest.approx(ref, abs=1e-10)
