@@ -221,8 +221,11 @@ def _close(a, b, path=""):
         for i, (x, y) in enumerate(zip(a, b)):
             _close(x, y, f"{path}[{i}]")
     elif isinstance(a, float) and not isinstance(b, bool):
-        # a converged solver at its tolerance, not the last bit: residuals and errors agree to their size
-        assert b == pytest.approx(a, rel=1e-8, abs=1e-12), path
+        # a converged solver at its tolerance, not the last bit: residuals and errors agree to their size;
+        # Hessian eigenvalues of the RSB minimizers come from finite differences of the gradient
+        # (statmech.rsb.fd_hessian, step 1e-6: 2e-8 relative apart between the two CI dependency legs)
+        rel = 1e-5 if ".stability" in path or ".hessian_eigenvalues" in path else 1e-8
+        assert b == pytest.approx(a, rel=rel, abs=1e-12), path
     else:
         assert a == b, path
 

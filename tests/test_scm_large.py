@@ -79,10 +79,11 @@ def test_large_alpha_generic_activation():
     esp = activations.ESP(3.0)
     la = scm.large_alpha(5, esp)
     assert la.correction_power == 1.0
-    for a, rel in ((1e4, 0.05), (1e6, 0.02)):
+    for a, rel in ((1e4, 0.06), (1e6, 0.06)):
         p = scm.equilibria(a, 5, esp, full_space=False)[0]
         lead = 2.5 * math.log(a) + la.free_energy_constant
-        # the correction's M4 comes from the interpolant's end (to ~1e-3), the next order adds O(1/alpha)
+        # the correction's M4 is a fourth derivative of the Chebyshev interpolant at its end: it moves by
+        # 2.3 % between dependency legs (-1.7758 newest, -1.8174 oldest); the next order adds O(1/alpha)
         assert (p.free_energy - lead) * a == pytest.approx(la.correction, rel=rel)
     with pytest.raises(ValueError, match="continuous"):
         scm.large_alpha(5, np.sign)

@@ -239,7 +239,7 @@ def _outer_2rsb(z0, w0, q0, sd, v, y2, r, w, F, A, B, pt, pw, PHI, BP, U, shifts
         N = n_min
         x = n_total * wt
         if x > n_min:
-            N = 1 << int(round(math.log2(x)))
+            N = 1 << int(round(math.log(x) / math.log(2.0)))
         if N > nmax:
             N = nmax
         R = 0.0

@@ -387,7 +387,7 @@ def _outer_order(z0, w0, K, q0, b, se, m, w, F, A, B, pt, pw, PHI, BP, U, shifts
         N = n_min
         x = n_total * wt
         if x > n_min:
-            N = 1 << int(round(math.log2(x)))
+            N = 1 << int(round(math.log(x) / math.log(2.0)))
         if N > nmax:
             N = nmax
         if N < n_min:

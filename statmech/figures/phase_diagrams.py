@@ -60,11 +60,11 @@ def _textbook(out):
     ax.plot(br.p, br.x.max(axis=1), "-", color="C0")
     for sp_ in br.points("fold"):
         ax.plot(sp_.p, sp_.x.max(), "o", mfc="none", color="k")
-        ax.annotate(rf"fold $\lambda$={sp_.p:.6f} (N={N})", (sp_.p, sp_.x.max()), textcoords="offset points",
-                    xytext=(-12, 0), ha="right", va="center", fontsize=8)
+    folds = ", ".join(f"{sp_.p:.6f}" for sp_ in br.points("fold"))
     ax.set_xlabel(r"$\lambda$")
     ax.set_ylabel(r"max $u$")
-    ax.set_title(r"1-D Bratu $u'' + \lambda e^u = 0$ ($\lambda^* = 3.513830719$ as $N\to\infty$)", fontsize=9)
+    ax.set_title("1-D Bratu $u'' + \\lambda e^u = 0$: fold (o) at $\\lambda$ = " + folds + f" (N={N})\n"
+                 r"($\lambda^* = 3.513830719$ as $N\to\infty$)", fontsize=9)
     fig.suptitle("continuation engine: textbook bifurcations (solid stable, dashed unstable; o fold, s branch point)",
                  fontsize=10)
     fig.tight_layout()
