@@ -135,11 +135,18 @@ def test_a_second_process_reads_the_rqmc_capacity_from_disk():
                                             check=True).stdout.strip().splitlines()[-1])
     folder = cache_dir() / "results" / "committee" / "sign_1rsb_rqmc"
     before = set(folder.glob("*.json")) if folder.exists() else set()
+    written = []
     try:
-        first, second = run(), run()
+        first = run()
+        written = [f for f in set(folder.glob("*.json")) - before
+                   if json.loads(f.read_text())["id"]["key"]["seed"] == seed]
+        second = run()
     finally:
         for f in set(folder.glob("*.json")) - before:
             if json.loads(f.read_text())["id"]["key"]["seed"] == seed:
                 f.unlink()
+    assert len(written) == 1          # the first process wrote the entry of its key
     assert second["alpha"] == first["alpha"] and second["stderr"] == first["stderr"]
-    assert second["call"] < 0.5 < first["call"]
+    # the second process reads instead of computing (a read is milliseconds, the RQMC run >= 0.4 s on
+    # every machine seen; no absolute bound on the first call, which depends on the machine)
+    assert second["call"] < min(0.5, first["call"] / 3)
