@@ -138,7 +138,7 @@ def test_tcm_hessian_matches_reference(K, N, alpha):
         W = rng.standard_normal((K, N // K)) * rng.uniform(0.3, 3.0)
         Hm = T.tcm_hessian(W, d["patterns"], d["labels"], K, lam)
         assert _rel(Hm, _tcm_hessian_ref(W, d["patterns"], d["labels"], K, lam)) < RTOL
-        np.testing.assert_array_equal(Hm, Hm.T)      # by construction: each block mirrored
+        np.testing.assert_array_equal(Hm, Hm.T)      # exact by construction: each block mirrored
 
 
 # --------------------------------------------------------------------------- small networks
@@ -162,7 +162,7 @@ def test_network_hessian_matches_r_operator(activation, sizes, task):
         th = net.init(trial) + 0.3 * rng.standard_normal(net.n_params)
         Hm = net.hessian(th, task)
         assert _rel(Hm, _net_hessian_ref(net, th, task)) < RTOL
-        np.testing.assert_array_equal(Hm, Hm.T)      # by construction: each block mirrored
+        np.testing.assert_array_equal(Hm, Hm.T)      # exact by construction: each block mirrored
         # chunks of examples change only the order of the sums
         assert _rel(net.hessian(th, task, block=7), Hm) < RTOL
 
