@@ -50,6 +50,20 @@ _SQ2PI = math.sqrt(2.0 / math.pi)
 
 # ------------------------------------------------------------------ numba kernels
 @numba.njit(cache=True)
+def _store_outputs(out_t, io, t, Q, R, Qo, Ro):
+    """Copy (Q, R) into the output slots of every requested time <= t not yet written; the next slot."""
+    K, M = R.shape
+    while io < out_t.size and out_t[io] <= t + 1e-12:
+        for i in range(K):
+            for k in range(K):
+                Qo[io, i, k] = Q[i, k]
+            for n in range(M):
+                Ro[io, i, n] = R[i, n]
+        io += 1
+    return io
+
+
+@numba.njit(cache=True)
 def _g(code, x):
     if code == 0:
         return math.erf(x / _SQ2)
@@ -152,13 +166,7 @@ def _chain(code, Q, R, T, a, b, lr, noise, N, t_end, out_t, rec_t, seed):
     ir = 0
     for s in range(steps + 1):
         t = s / N
-        while io < out_t.size and out_t[io] <= t + 1e-12:
-            for i in range(K):
-                for k in range(K):
-                    Qo[io, i, k] = Q[i, k]
-                for n in range(M):
-                    Ro[io, i, n] = R[i, n]
-            io += 1
+        io = _store_outputs(out_t, io, t, Q, R, Qo, Ro)
         ir = _record(code, Q, R, T, a, b, rec_t, ir, t, eps_rec)
         if s == steps:
             break
@@ -240,13 +248,7 @@ def _direct(code, W, Lt, a, b, lr, noise, t_end, out_t, rec_t, seed, T):
                     for m in range(M):
                         acc += Lt[n, m] * W[i, m]
                     R[i, n] = acc / sq
-            while io < out_t.size and out_t[io] <= t + 1e-12:
-                for i in range(K):
-                    for k in range(K):
-                        Qo[io, i, k] = Q[i, k]
-                    for n in range(M):
-                        Ro[io, i, n] = R[i, n]
-                io += 1
+            io = _store_outputs(out_t, io, t, Q, R, Qo, Ro)
             ir = _record(code, Q, R, T, a, b, rec_t, ir, t, eps_rec)
         if s == steps:
             break
